@@ -1,0 +1,194 @@
+"""Row types of the hardware and model catalogs.
+
+Units are spelled in field names, in the units an analyst reads on a spec sheet
+(TFLOPS, GB, TB/s, kW, USD). The performance model converts them to SI once.
+Every row carries ``source`` and ``as_of``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PositiveFloat = Annotated[float, Field(gt=0)]
+NonNegativeFloat = Annotated[float, Field(ge=0)]
+PositiveInt = Annotated[int, Field(gt=0)]
+Fraction = Annotated[float, Field(ge=0, le=1)]
+CatalogId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
+
+Precision = Literal["bf16", "fp8", "fp4"]
+PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
+BYTES_PER_PARAM: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class HardwareSpec(_Row):
+    """One purchasable system: a server, a rack or a pod slice."""
+
+    id: CatalogId
+    """Stable lower-case kebab-case id, e.g. ``gb200-nvl72``."""
+    name: str
+    """Marketing name, e.g. ``NVIDIA GB200 NVL72``."""
+    vendor: str
+    """Chip vendor, e.g. ``NVIDIA``, ``AMD``, ``Google``."""
+    family: str
+    """Accelerator family used to share calibrated efficiencies, e.g. ``hopper``."""
+    form: Literal["server", "rack", "pod-slice", "card"]
+    """What one purchased unit is."""
+    accelerators: PositiveInt
+    """Accelerators (chips) per unit."""
+    peak_tflops_bf16: PositiveFloat | None
+    """Dense (no sparsity) peak TFLOPS per accelerator at bf16."""
+    peak_tflops_fp8: PositiveFloat | None = None
+    """Dense peak TFLOPS per accelerator at fp8; None where unsupported."""
+    peak_tflops_fp4: PositiveFloat | None = None
+    """Dense peak TFLOPS per accelerator at fp4; None where unsupported."""
+    memory_gb: PositiveFloat
+    """HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB."""
+    memory_tbps: PositiveFloat
+    """Memory bandwidth per accelerator, TB/s."""
+    memory_kind: Literal["hbm", "gddr", "sram"] = "hbm"
+    """Memory technology."""
+    scale_up_domain: PositiveInt
+    """Accelerators in one scale-up (NVLink / Infinity Fabric / ICI) domain."""
+    scale_up_gbps: PositiveFloat | None = None
+    """Scale-up bandwidth per accelerator, GB/s (one direction)."""
+    power_kw: PositiveFloat
+    """IT power of one unit at typical full load, kW (facility PUE not included)."""
+    price_usd: PositiveFloat
+    """Price of one unit, USD, in ``price_year``."""
+    price_year: int
+    """Year the price refers to."""
+    price_is_estimate: bool = True
+    """True where no list price is published and the figure is an analyst estimate."""
+    release_year: int
+    """First year the system can be bought in volume."""
+    lifetime_years: PositiveInt = 5
+    """Depreciation / useful life, years."""
+    mfu_training: Fraction
+    """Default model-FLOPs utilisation for large-scale training."""
+    mtbf_hours_per_accelerator: PositiveFloat
+    """Mean time between job-interrupting failures per accelerator, hours."""
+    prefill_only: bool = False
+    """True for parts meant for prefill only (e.g. a GDDR context-processing part)."""
+    source: str = Field(min_length=3)
+    """Spec sheet or publication the figures come from."""
+    as_of: dt.date
+    """Date the figures were checked."""
+    notes: str = ""
+    """Caveats: estimates, assumptions, what a figure excludes."""
+
+    def peak_tflops(self, precision: str) -> float | None:
+        """Dense peak TFLOPS per accelerator at ``precision`` (None if unsupported).
+
+        A part without native fp4 (or fp8) runs that precision at its next-higher
+        supported rate; weights still take the smaller number of bytes.
+        """
+        order = ["fp4", "fp8", "bf16"]
+        for p in order[order.index(precision) :]:
+            value = getattr(self, f"peak_tflops_{p}")
+            if value is not None:
+                return float(value)
+        return None
+
+
+class ModelSpec(_Row):
+    """One model architecture."""
+
+    id: CatalogId
+    """Stable lower-case kebab-case id, e.g. ``llama-3.1-405b``."""
+    name: str = ""
+    """Display name."""
+    total_params_b: PositiveFloat
+    """Total parameters, billions."""
+    active_params_b: PositiveFloat
+    """Parameters active per token, billions (equals total for dense models)."""
+    layers: PositiveInt
+    """Transformer layers."""
+    hidden_size: PositiveInt
+    """Model (residual stream) width."""
+    attention_heads: PositiveInt
+    """Query heads."""
+    kv_heads: PositiveInt
+    """Key/value heads (GQA); equals attention heads for MHA."""
+    head_dim: PositiveInt
+    """Dimension per attention head."""
+    kv_lora_rank: PositiveInt | None = None
+    """MLA: compressed KV latent dimension (e.g. 512 for DeepSeek-V3); None without MLA."""
+    qk_rope_head_dim: PositiveInt | None = None
+    """MLA: decoupled RoPE key dimension cached per token (e.g. 64)."""
+    experts: PositiveInt | None = None
+    """MoE: routed experts per layer; None for dense models."""
+    experts_per_token: PositiveInt | None = None
+    """MoE: routed experts each token uses."""
+    sliding_window_layers: int = Field(default=0, ge=0)
+    """Layers whose attention only sees the last ``sliding_window_tokens`` tokens."""
+    sliding_window_tokens: PositiveInt | None = None
+    """Window of the sliding-window layers, tokens."""
+    max_context_tokens: PositiveInt
+    """Maximum context length, tokens."""
+    training_tokens: PositiveFloat | None = None
+    """Reported pre-training tokens."""
+    training_accelerator_hours: PositiveFloat | None = None
+    """Reported training accelerator-hours (e.g. H100-hours), where published."""
+    source: str = Field(min_length=3)
+    """Model card or paper the figures come from."""
+    as_of: dt.date
+    """Date the figures were checked."""
+    notes: str = ""
+    """Caveats."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.active_params_b > self.total_params_b:
+            raise ValueError("active_params_b must not exceed total_params_b")
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError("give both experts and experts_per_token, or neither")
+        if (
+            self.experts is not None
+            and self.experts_per_token is not None
+            and self.experts_per_token > self.experts
+        ):
+            raise ValueError("experts_per_token must not exceed experts")
+        if (self.kv_lora_rank is None) != (self.qk_rope_head_dim is None):
+            raise ValueError("give both kv_lora_rank and qk_rope_head_dim (MLA), or neither")
+        if self.sliding_window_layers > self.layers:
+            raise ValueError("sliding_window_layers must not exceed layers")
+        if self.sliding_window_layers and self.sliding_window_tokens is None:
+            raise ValueError("sliding_window_layers needs sliding_window_tokens")
+        return self
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None
+
+    @property
+    def uses_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def expert_params_b(self) -> float:
+        """Parameters of one routed expert summed over layers, billions.
+
+        From ``total = shared + E·e`` and ``active = shared + k·e``:
+        ``e = (total − active) / (E − k)``. Zero for dense models.
+        """
+        if self.experts is None or self.experts_per_token is None:
+            return 0.0
+        if self.experts == self.experts_per_token:
+            return 0.0
+        return (self.total_params_b - self.active_params_b) / (
+            self.experts - self.experts_per_token
+        )
+
+    @property
+    def shared_params_b(self) -> float:
+        """Parameters every token reads (attention, embeddings, shared experts), billions."""
+        if self.experts is None:
+            return self.total_params_b
+        return self.total_params_b - self.experts * self.expert_params_b

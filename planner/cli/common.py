@@ -1,0 +1,127 @@
+"""What every command shares: output formats, error handling and exit codes."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from planner.errors import PlannerError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILURE = 0, 2, 3
+
+stderr = Console(stderr=True, highlight=False)
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format: a rich table, CSV, or one JSON document on stdout.",
+)
+
+
+def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> int:
+    """Run ``command``; a PlannerError becomes a message on stderr and its exit code.
+
+    Nothing the user can cause prints a traceback: unexpected exceptions are reported
+    as an internal error (exit 3) with a one-line description.
+    """
+    try:
+        code = command.main(args=args, standalone_mode=False, prog_name="planner")
+    except PlannerError as exc:
+        stderr.print(f"[red]error:[/red] {exc}", markup=True, soft_wrap=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        stderr.print("aborted")
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_BAD_INPUT
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        stderr.print("interrupted")
+        return 130
+    except Exception as exc:  # a bug: say so briefly, never a traceback
+        stderr.print(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "please report this with the command and input that caused it",
+            markup=False,
+        )
+        return EXIT_FAILURE
+    return code if isinstance(code, int) else EXIT_OK
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return value
+
+
+def emit_json(document: Any) -> None:
+    """Print exactly one JSON document on stdout."""
+    click.echo(json.dumps(_jsonable(document), indent=2, default=str))
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A DataFrame as a list of JSON-safe records (NaN → null)."""
+    return [_jsonable(r) for r in frame.to_dict(orient="records")]
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-2):
+            return f"{value:.3g}"
+        return f"{value:,.2f}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def print_frame(
+    frame: pd.DataFrame,
+    fmt: str,
+    title: str | None = None,
+    json_key: str | None = None,
+) -> None:
+    """Print a table in the chosen format (json: a list of records, or under ``json_key``)."""
+    if fmt == "json":
+        records = frame_records(frame)
+        emit_json({json_key: records} if json_key else records)
+    elif fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+    else:
+        table = Table(title=title, show_lines=False, header_style="bold")
+        for column in frame.columns:
+            numeric = pd.api.types.is_numeric_dtype(frame[column])
+            table.add_column(str(column), justify="right" if numeric else "left")
+        for row in frame.itertuples(index=False):
+            table.add_row(*(_cell(v) for v in row))
+        stdout_console().print(table)
+
+
+def stdout_console() -> Console:
+    """A console on stdout; wide when piped, so tables are not squeezed to 80 columns."""
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=240)
+    return console
+
+
+def echo_err(message: str) -> None:
+    """A message for the user on stderr (never on stdout)."""
+    stderr.print(message, markup=False, soft_wrap=True)

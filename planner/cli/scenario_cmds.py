@@ -1,0 +1,128 @@
+"""``planner validate``: check scenario files and summarise them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner.cli.common import emit_json, format_option, stderr, stdout_console
+from planner.errors import InputError
+from planner.scenario import Scenario, load_scenario
+from planner.scenario.series import value_at
+
+
+def summary(scenario: Scenario) -> dict[str, Any]:
+    """A short, JSON-ready description of a valid scenario."""
+    years = scenario.horizon.year_list
+    return {
+        "name": scenario.name,
+        "horizon": f"{years[0]}-{years[-1]}",
+        "years": len(years),
+        "sites": {
+            s.name: {y: value_at(s.power_cap_mw, y, "hold") for y in years} for s in scenario.sites
+        },
+        "capex_budget_usd": None
+        if scenario.budget.capex_usd is None
+        else {y: value_at(scenario.budget.capex_usd, y, "hold") for y in years},
+        "hardware": [h.id for h in scenario.hardware],
+        "models": [m.id for m in scenario.models],
+        "training_runs": [
+            {"name": r.name, "model": r.model, "tokens": r.tokens, "window": list(r.window)}
+            for r in scenario.training
+        ],
+        "inference_workloads": [
+            {
+                "name": w.name,
+                "model": w.model,
+                "tokens_per_day_first_year": value_at(w.tokens_per_day, years[0], "geometric"),
+                "tokens_per_day_last_year": value_at(w.tokens_per_day, years[-1], "geometric"),
+                "slo_tokens_per_s_per_user": w.slo_tokens_per_s_per_user,
+            }
+            for w in scenario.inference
+        ],
+        "serving": scenario.serving,
+    }
+
+
+def _print_summary(file: str, info: dict[str, Any]) -> None:
+    out = stdout_console()
+    out.print(f"[green]ok[/green] {file}: [bold]{info['name']}[/bold], {info['horizon']}")
+    for site, caps in info["sites"].items():
+        steps = ", ".join(f"{y}: {mw:g}" for y, mw in caps.items())
+        out.print(f"  site {site}: power cap MW {steps}")
+    if info["capex_budget_usd"]:
+        steps = ", ".join(f"{y}: ${v / 1e9:g}B" for y, v in info["capex_budget_usd"].items())
+        out.print(f"  capex budget: {steps}")
+    else:
+        out.print("  capex budget: unlimited")
+    out.print(f"  hardware ({len(info['hardware'])}): {', '.join(info['hardware'])}")
+    out.print(f"  models ({len(info['models'])}): {', '.join(info['models'])}")
+    for r in info["training_runs"]:
+        out.print(
+            f"  run {r['name']}: {r['model']}, {r['tokens']:.3g} tokens, "
+            f"window {r['window'][0]}-{r['window'][1]}"
+        )
+    for w in info["inference_workloads"]:
+        out.print(
+            f"  workload {w['name']}: {w['model']}, {w['tokens_per_day_first_year']:.3g} → "
+            f"{w['tokens_per_day_last_year']:.3g} output tokens/day, "
+            f"SLO {w['slo_tokens_per_s_per_user']:g} tok/s/user"
+        )
+    out.print(f"  serving: {info['serving']}")
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@format_option
+def validate(files: tuple[Path, ...], fmt: str) -> None:
+    """Check scenario files and print a short summary of each valid one.
+
+    Every problem is reported with the file, line, field path, what was found and
+    what was expected; exit code 2 if any file is invalid.
+
+    \b
+    Example:
+      planner validate scenarios/baseline.yaml scenarios/power_constrained.yaml
+    """
+    results: list[dict[str, Any]] = []
+    errors: list[InputError] = []
+    for file in files:
+        try:
+            scenario = load_scenario(file)
+        except InputError as exc:
+            errors.append(exc)
+            results.append({"file": str(file), "valid": False, "errors": _problems(exc)})
+            if fmt != "json":
+                stderr.print(f"[red]invalid[/red] {exc}", soft_wrap=True)
+            continue
+        info = summary(scenario)
+        results.append({"file": str(file), "valid": True, "summary": info})
+        if fmt == "table":
+            _print_summary(str(file), info)
+        elif fmt == "csv":
+            click.echo(f"{file},valid,{info['name']},{info['horizon']}")
+    if fmt == "json":
+        emit_json({"files": results})
+    if errors:
+        raise click.exceptions.Exit(2)
+
+
+def _problems(exc: InputError) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": p.file or exc.file,
+            "line": p.line,
+            "path": p.path,
+            "message": p.message,
+            "found": p.found,
+            "expected": p.expected,
+            "hint": p.hint,
+        }
+        for p in exc.problems
+    ]
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(validate)

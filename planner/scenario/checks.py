@@ -1,0 +1,286 @@
+"""Semantic checks run on a schema-valid scenario before anything is built.
+
+Each ``check_*`` function returns a list of problems; every message says how to fix
+the input. ``check_scenario`` runs them all.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from planner.catalog import hardware_catalog, model_catalog
+from planner.catalog.schema import BYTES_PER_PARAM
+from planner.errors import Problem
+from planner.scenario.resolve import hardware_spec, model_spec
+from planner.scenario.schema import Scenario
+from planner.scenario.series import YearValue, given_years
+
+# Share of accelerator memory usable for weights and KV cache (the rest holds
+# activations, the runtime and fragmentation).
+USABLE_MEMORY_FRACTION = 0.9
+
+
+def _did_you_mean(word: str, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else ""
+
+
+def _unknown(path: str, kind: str, value: str, options: list[str], section: str) -> Problem:
+    hint = _did_you_mean(value, options)
+    return Problem(
+        path=path,
+        message=f"names a {kind} that the scenario does not list",
+        found=repr(value),
+        expected=f"one of: {', '.join(options) or '(none)'}",
+        hint=hint or f"add it under {section}: or correct the name",
+    )
+
+
+def check_unique_names(scenario: Scenario) -> list[Problem]:
+    """Ids of sites, hardware, models, runs and workloads are unique within their section."""
+    problems = []
+    sections: dict[str, list[str]] = {
+        "sites": [s.name for s in scenario.sites],
+        "hardware": [h.id for h in scenario.hardware],
+        "models": [m.id for m in scenario.models],
+        "training": [r.name for r in scenario.training],
+        "inference": [w.name for w in scenario.inference],
+    }
+    for section, names in sections.items():
+        seen: set[str] = set()
+        for i, name in enumerate(names):
+            if name in seen:
+                problems.append(
+                    Problem(
+                        path=f"{section}[{i}]",
+                        message=f"duplicate name {name!r}",
+                        hint="give each entry its own name",
+                    )
+                )
+            seen.add(name)
+    run_names = set(sections["training"])
+    for i, w in enumerate(scenario.inference):
+        if w.name in run_names:
+            problems.append(
+                Problem(
+                    path=f"inference[{i}].name",
+                    message=f"{w.name!r} is also a training run name",
+                    hint="use distinct names for runs and workloads",
+                )
+            )
+    return problems
+
+
+def check_catalog_rows(scenario: Scenario) -> list[Problem]:
+    """Every hardware and model entry resolves to a valid catalog row (with overrides)."""
+    problems = []
+    for section, choices, catalog, resolve in (
+        ("hardware", scenario.hardware, hardware_catalog(), hardware_spec),
+        ("models", scenario.models, model_catalog(), model_spec),
+    ):
+        for i, choice in enumerate(choices):
+            try:
+                resolve(choice)  # type: ignore[operator]
+            except ValidationError as exc:
+                if choice.id not in catalog:
+                    hint = _did_you_mean(choice.id, catalog)
+                    problems.append(
+                        Problem(
+                            path=f"{section}[{i}].id",
+                            message=f"{choice.id!r} is not in the catalog and not fully specified",
+                            found=repr(choice.id),
+                            expected="a catalog id (see `planner "
+                            + ("hardware" if section == "hardware" else "models")
+                            + " list`) or every architecture field",
+                            hint=hint or "use a catalog id or give every field",
+                        )
+                    )
+                    continue
+                for err in exc.errors():
+                    field = ".".join(str(p) for p in err["loc"]) or "id"
+                    problems.append(
+                        Problem(
+                            path=f"{section}[{i}].{field}",
+                            message=err["msg"],
+                            found=repr(err.get("input"))[:80],
+                        )
+                    )
+    return problems
+
+
+def check_references(scenario: Scenario) -> list[Problem]:
+    """Runs, workloads, rentals and fleet rows name models, hardware and sites that exist."""
+    problems = []
+    sites = [s.name for s in scenario.sites]
+    hardware = [h.id for h in scenario.hardware]
+    models = [m.id for m in scenario.models]
+    for i, run in enumerate(scenario.training):
+        if run.model not in models:
+            problems.append(_unknown(f"training[{i}].model", "model", run.model, models, "models"))
+    for i, w in enumerate(scenario.inference):
+        if w.model not in models:
+            problems.append(_unknown(f"inference[{i}].model", "model", w.model, models, "models"))
+    for i, r in enumerate(scenario.rental):
+        if r.hardware not in hardware:
+            problems.append(
+                _unknown(f"rental[{i}].hardware", "hardware", r.hardware, hardware, "hardware")
+            )
+    for i, f in enumerate(scenario.existing_fleet):
+        if f.hardware not in hardware:
+            problems.append(
+                _unknown(
+                    f"existing_fleet[{i}].hardware", "hardware", f.hardware, hardware, "hardware"
+                )
+            )
+        if f.site not in sites:
+            problems.append(_unknown(f"existing_fleet[{i}].site", "site", f.site, sites, "sites"))
+    for i, h in enumerate(scenario.hardware):
+        for j, s in enumerate(h.sites or []):
+            if s not in sites:
+                problems.append(_unknown(f"hardware[{i}].sites[{j}]", "site", s, sites, "sites"))
+    catalog = hardware_catalog()
+    vendors = {catalog[h.id].vendor for h in scenario.hardware if h.id in catalog}
+    vendors |= {h.vendor for h in scenario.hardware if h.vendor}
+    for vendor in scenario.vendor_share_max:
+        if vendor not in vendors:
+            problems.append(
+                _unknown(
+                    f"vendor_share_max.{vendor}", "vendor", vendor, sorted(vendors), "hardware"
+                )
+            )
+    return problems
+
+
+def check_years(scenario: Scenario) -> list[Problem]:
+    """Windows and year-indexed keys lie inside the horizon; fleets are installed by its start."""
+    problems = []
+    start, end = scenario.horizon.start, scenario.horizon.end
+    span = f"{start}..{end}"
+    for i, run in enumerate(scenario.training):
+        for j, year in enumerate(run.window):
+            if not start <= year <= end:
+                problems.append(
+                    Problem(
+                        path=f"training[{i}].window[{j}]",
+                        message="window year outside the horizon",
+                        found=str(year),
+                        expected=f"a year in {span}",
+                        hint="move the window or extend horizon.years",
+                    )
+                )
+    for i, f in enumerate(scenario.existing_fleet):
+        if f.installed > start:
+            problems.append(
+                Problem(
+                    path=f"existing_fleet[{i}].installed",
+                    message="existing fleet must be installed by the horizon start",
+                    found=str(f.installed),
+                    expected=f"a year <= {start}",
+                    hint="planned purchases are the optimiser's decision; drop the row or the year",
+                )
+            )
+    series: list[tuple[str, YearValue | None]] = [
+        ("finance.electricity_usd_per_kwh", scenario.finance.electricity_usd_per_kwh),
+        ("finance.facility_usd_per_kw_year", scenario.finance.facility_usd_per_kw_year),
+        ("budget.capex_usd", scenario.budget.capex_usd),
+    ]
+    for i, s in enumerate(scenario.sites):
+        series += [
+            (f"sites[{i}].power_cap_mw", s.power_cap_mw),
+            (f"sites[{i}].electricity_usd_per_kwh", s.electricity_usd_per_kwh),
+            (f"sites[{i}].facility_usd_per_kw_year", s.facility_usd_per_kw_year),
+        ]
+    for i, h in enumerate(scenario.hardware):
+        series += [
+            (f"hardware[{i}].price_usd", h.price_usd),
+            (f"hardware[{i}].max_units_per_year", h.max_units_per_year),
+        ]
+    for i, r in enumerate(scenario.rental):
+        series += [
+            (f"rental[{i}].usd_per_accelerator_hour", r.usd_per_accelerator_hour),
+            (f"rental[{i}].max_accelerators", r.max_accelerators),
+        ]
+    for i, w in enumerate(scenario.inference):
+        series.append((f"inference[{i}].tokens_per_day", w.tokens_per_day))
+    for path, value in series:
+        for year in given_years(value):
+            if not start <= year <= end:
+                problems.append(
+                    Problem(
+                        path=f"{path}.{year}",
+                        message="year outside the horizon",
+                        found=str(year),
+                        expected=f"a year in {span}",
+                        hint="drop that year or extend the horizon",
+                    )
+                )
+    return problems
+
+
+def check_models_fit(scenario: Scenario) -> list[Problem]:
+    """Each served model's weights fit in the scale-up domain of at least one listed system.
+
+    A coarse memory check (weights at the workload's precision within
+    ``USABLE_MEMORY_FRACTION`` of the domain's memory); the performance model does the
+    full replica sizing with the KV cache.
+    """
+    problems = []
+    try:
+        specs = [hardware_spec(h) for h in scenario.hardware]
+        models = {m.id: model_spec(m) for m in scenario.models}
+    except ValidationError:
+        return []  # reported by check_catalog_rows
+    for i, w in enumerate(scenario.inference):
+        model = models.get(w.model)
+        if model is None:
+            continue
+        weight_gb = model.total_params_b * BYTES_PER_PARAM[w.precision]
+        room = {
+            h.id: h.scale_up_domain * h.memory_gb * USABLE_MEMORY_FRACTION
+            for h in specs
+            if not h.prefill_only
+        }
+        if not any(gb >= weight_gb for gb in room.values()):
+            best = max(room.items(), key=lambda kv: kv[1], default=("none", 0.0))
+            problems.append(
+                Problem(
+                    path=f"inference[{i}].model",
+                    message=f"model {w.model!r} fits on no listed hardware",
+                    found=f"{weight_gb:,.0f} GB of weights at {w.precision}; "
+                    f"largest scale-up domain listed holds {best[1]:,.0f} GB ({best[0]})",
+                    expected="a system whose scale-up domain holds the weights",
+                    hint="add larger-memory hardware (e.g. gb200-nvl72) or a lower precision",
+                )
+            )
+    return problems
+
+
+def check_calibration_file(scenario: Scenario, base_dir: Path) -> list[Problem]:
+    """A named calibration file exists."""
+    if scenario.calibration is None:
+        return []
+    path = base_dir / scenario.calibration
+    if not path.is_file():
+        return [
+            Problem(
+                path="calibration",
+                message="calibration file not found",
+                found=str(path),
+                hint="run `planner calibrate BENCH.csv --out FILE` or remove the key",
+            )
+        ]
+    return []
+
+
+def check_scenario(scenario: Scenario, base_dir: Path = Path(".")) -> list[Problem]:
+    """Run every semantic check; return all problems found."""
+    problems = check_unique_names(scenario) + check_catalog_rows(scenario)
+    problems += check_references(scenario) + check_years(scenario)
+    problems += check_calibration_file(scenario, base_dir)
+    if not problems:
+        problems += check_models_fit(scenario)
+    return problems

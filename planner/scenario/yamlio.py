@@ -1,0 +1,160 @@
+"""Safe, bounded YAML reading that remembers where every value sits.
+
+``read_yaml`` returns the document and a map from field path (a tuple of keys and list
+indices) to its 1-based line, so validation errors can point at a line. It refuses
+what would hang or exhaust memory: files over ``MAX_BYTES``, nesting deeper than
+``MAX_DEPTH``, and documents that expand (through aliases) to more than ``MAX_NODES``
+values — the "billion laughs" attack.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planner.errors import InputError, Problem
+
+MAX_BYTES = 5_000_000
+MAX_DEPTH = 40
+MAX_NODES = 200_000
+
+Location = tuple[str | int, ...]
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that also reads YAML 1.2 floats without a dot (``1e9``, ``5E+11``)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def _check_size(node: yaml.Node) -> None:
+    """Count nodes as they would expand (aliases counted each time) and the depth."""
+    count = 0
+    stack: list[tuple[yaml.Node, int]] = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise ValueError(f"the document expands to more than {MAX_NODES:,} values")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"values are nested more than {MAX_DEPTH} levels deep")
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                stack.append((key, depth + 1))
+                stack.append((value, depth + 1))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend((item, depth + 1) for item in current.value)
+
+
+def _lines(node: yaml.Node, here: Location, out: dict[Location, int], depth: int = 0) -> None:
+    out.setdefault(here, node.start_mark.line + 1)
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            k = key.value
+            if isinstance(k, str) and k.isdigit():
+                k = int(k)
+            out[(*here, k)] = key.start_mark.line + 1
+            _lines(value, (*here, k), out, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _lines(item, (*here, i), out, depth + 1)
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, dict[Location, int]]:
+    """Parse ``text``; return the data and a path → line map. Raises InputError."""
+    try:
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None, {}
+            _check_size(node)
+            data = loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(
+            file,
+            Problem(
+                path="",
+                message=f"not valid YAML: {exc.problem or exc.context}",
+                line=line,
+                hint="check indentation, colons and quotes near that line",
+            ),
+        ) from None
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        reason = "nesting is too deep" if isinstance(exc, RecursionError) else str(exc)
+        raise InputError(
+            file,
+            Problem(
+                path="",
+                message=f"cannot read this YAML: {reason}",
+                hint="a scenario is a plain mapping of sections; remove deep nesting or aliases",
+            ),
+        ) from None
+    lines: dict[Location, int] = {}
+    _lines(node, (), lines)
+    return data, lines
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 text file with clear errors for missing, directory, binary or huge files."""
+    file = str(path)
+    if not path.exists():
+        raise InputError(
+            file,
+            Problem(path="", message="file not found", hint="check the path and spelling"),
+        )
+    if path.is_dir():
+        raise InputError(
+            file,
+            Problem(
+                path="", message="is a directory, not a file", hint="name a scenario .yaml file"
+            ),
+        )
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError(
+                file,
+                Problem(
+                    path="",
+                    message=f"file is {size:,} bytes; scenario files are at most {MAX_BYTES:,}",
+                ),
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(file, Problem(path="", message=f"cannot read: {exc.strerror}")) from None
+    if b"\x00" in raw:
+        raise InputError(
+            file,
+            Problem(path="", message="binary file, not YAML text", hint="name a .yaml file"),
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            file,
+            Problem(
+                path="",
+                message=f"not UTF-8 text (byte {exc.start})",
+                hint="save the file as UTF-8",
+            ),
+        ) from None
+
+
+def read_yaml(path: Path) -> tuple[Any, dict[Location, int]]:
+    """Read and parse a YAML file; see :func:`parse_yaml`."""
+    return parse_yaml(read_text(path), str(path))
