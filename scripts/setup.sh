@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11+) and install planner into it, with extras if named:
+#   bash scripts/setup.sh            # the tool
+#   bash scripts/setup.sh test       # the tool and its test dependencies
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+"$PYTHON" -c 'import sys; assert sys.version_info >= (3, 11), "planner needs Python 3.11 or newer"'
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+extras=${1:-}
+spec="."
+[ -n "$extras" ] && spec=".[$extras]"
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e "$spec"
