@@ -34,12 +34,17 @@ class Problem:
     line: int | None = None
     file: str | None = None
     """The file the value came from, when it differs from the file being loaded."""
+    where: str | None = None
+    """Where in the file when lines do not apply: ``sheet 'inference', row 3, column F``."""
 
     def render(self, file: str | None) -> str:
-        where = self.file or file or "<input>"
+        where = self.file or file
         if self.line is not None:
-            where += f", line {self.line}"
-        parts = [f"{where}: {self.path or '(document)'}: {self.message}"]
+            where = f"{where or '<input>'}, line {self.line}"
+        if self.where:
+            where = f"{where or '<input>'}, {self.where}"
+        prefix = f"{where}: " if where else ""  # no file: a command-line option
+        parts = [f"{prefix}{self.path or '(document)'}: {self.message}"]
         if self.found is not None:
             parts.append(f"    found:    {self.found}")
         if self.expected is not None:

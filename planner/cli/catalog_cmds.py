@@ -65,7 +65,12 @@ def model_frame() -> pd.DataFrame:
 
 @click.group()
 def hardware() -> None:
-    """The hardware catalog (purchasable systems with sources)."""
+    """The hardware catalog (purchasable systems with sources).
+
+    \b
+    Example:
+      planner hardware list --vendor NVIDIA
+    """
 
 
 @hardware.command("list")
@@ -90,7 +95,12 @@ def hardware_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
 
 @click.group()
 def models() -> None:
-    """The model catalog (architectures with sources)."""
+    """The model catalog (architectures with sources).
+
+    \b
+    Example:
+      planner models list --format csv > models.csv
+    """
 
 
 @models.command("list")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from planner.errors import PlannerError
@@ -37,7 +38,7 @@ def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> in
     try:
         code = command.main(args=args, standalone_mode=False, prog_name="planner")
     except PlannerError as exc:
-        stderr.print(f"[red]error:[/red] {exc}", markup=True, soft_wrap=True)
+        stderr.print(f"[red]error:[/red] {escape(str(exc))}", markup=True, soft_wrap=True)
         return exc.exit_code
     except click.exceptions.Abort:
         stderr.print("aborted")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from planner.cli.common import emit_json, format_option, stderr, stdout_console
 from planner.errors import InputError
@@ -48,29 +49,33 @@ def summary(scenario: Scenario) -> dict[str, Any]:
 
 def _print_summary(file: str, info: dict[str, Any]) -> None:
     out = stdout_console()
-    out.print(f"[green]ok[/green] {file}: [bold]{info['name']}[/bold], {info['horizon']}")
+    out.print(
+        f"[green]ok[/green] {escape(file)}: [bold]{escape(info['name'])}[/bold], {info['horizon']}"
+    )
     for site, caps in info["sites"].items():
         steps = ", ".join(f"{y}: {mw:g}" for y, mw in caps.items())
-        out.print(f"  site {site}: power cap MW {steps}")
+        out.print(f"  site {site}: power cap MW {steps}", markup=False)
     if info["capex_budget_usd"]:
         steps = ", ".join(f"{y}: ${v / 1e9:g}B" for y, v in info["capex_budget_usd"].items())
-        out.print(f"  capex budget: {steps}")
+        out.print(f"  capex budget: {steps}", markup=False)
     else:
         out.print("  capex budget: unlimited")
-    out.print(f"  hardware ({len(info['hardware'])}): {', '.join(info['hardware'])}")
-    out.print(f"  models ({len(info['models'])}): {', '.join(info['models'])}")
+    out.print(f"  hardware ({len(info['hardware'])}): {', '.join(info['hardware'])}", markup=False)
+    out.print(f"  models ({len(info['models'])}): {', '.join(info['models'])}", markup=False)
     for r in info["training_runs"]:
         out.print(
             f"  run {r['name']}: {r['model']}, {r['tokens']:.3g} tokens, "
-            f"window {r['window'][0]}-{r['window'][1]}"
+            f"window {r['window'][0]}-{r['window'][1]}",
+            markup=False,
         )
     for w in info["inference_workloads"]:
         out.print(
             f"  workload {w['name']}: {w['model']}, {w['tokens_per_day_first_year']:.3g} → "
             f"{w['tokens_per_day_last_year']:.3g} output tokens/day, "
-            f"SLO {w['slo_tokens_per_s_per_user']:g} tok/s/user"
+            f"SLO {w['slo_tokens_per_s_per_user']:g} tok/s/user",
+            markup=False,
         )
-    out.print(f"  serving: {info['serving']}")
+    out.print(f"  serving: {info['serving']}", markup=False)
 
 
 @click.command()
@@ -95,7 +100,7 @@ def validate(files: tuple[Path, ...], fmt: str) -> None:
             errors.append(exc)
             results.append({"file": str(file), "valid": False, "errors": _problems(exc)})
             if fmt != "json":
-                stderr.print(f"[red]invalid[/red] {exc}", soft_wrap=True)
+                stderr.print(f"[red]invalid[/red] {escape(str(exc))}", soft_wrap=True)
             continue
         info = summary(scenario)
         results.append({"file": str(file), "valid": True, "summary": info})

@@ -22,19 +22,28 @@ from planner.scenario.schema import Scenario
 from planner.scenario.yamlio import Location, read_yaml
 
 # Where each value of a merged document came from: path → (file, line).
-Origins = dict[Location, tuple[str, int]]
+Origins = dict[Location, tuple[str, int | None]]
 
 MAX_EXTENDS_DEPTH = 10
 
 
-def format_path(loc: Location) -> str:
-    """``('inference', 1, 'cache_hit_rate')`` → ``inference[1].cache_hit_rate``."""
+def format_path(loc: Location, data: Any = None) -> str:
+    """``('inference', 1, 'cache_hit_rate')`` → ``inference[1].cache_hit_rate``.
+
+    Given the document, an integer that is a mapping key (a year) is written as
+    ``.2028``, as dotted paths write it: ``sites[0].power_cap_mw.2028``.
+    """
     out = ""
+    node = data
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) and not isinstance(node, dict):
             out += f"[{part}]"
         else:
             out += f".{part}" if out else str(part)
+        try:
+            node = node[part] if isinstance(node, dict | list) else None
+        except (KeyError, IndexError, TypeError):
+            node = None
     return out
 
 
@@ -83,6 +92,17 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                 ),
             )
         base_path = (path.parent / base_name).resolve()
+        if not base_path.exists():
+            raise InputError(
+                file,
+                Problem(
+                    path="extends",
+                    message="the base scenario file does not exist",
+                    found=str(base_path),
+                    line=lines.get(("extends",)),
+                    hint="extends: is a path relative to this file, e.g. baseline.yaml",
+                ),
+            )
         if base_path in chain:
             raise InputError(
                 file,
@@ -114,6 +134,7 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
     years = _horizon_years(data)
     for dotted, value in overrides.items():
         line = lines.get(("overrides", dotted))
+        before = data
         try:
             data = paths.set_value(data, str(dotted), copy.deepcopy(value), years)
         except paths.PathError as exc:
@@ -126,8 +147,15 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                     hint="write a dotted path such as finance.wacc or sites[texas].power_cap_mw",
                 ),
             ) from None
-        loc = tuple(paths.parse(str(dotted)))
-        origins[tuple(s.strip("[]") for s in loc)] = (file, line or 0)
+        # Errors in an overridden value point at the override, not at the base file.
+        loc = paths.locate(data, str(dotted))
+        origins = {k: o for k, o in origins.items() if k[: len(loc)] != loc}
+        origins[loc] = (file, line)
+        if len(loc) > 1 and isinstance(_data_at(before, loc[:-1])[1], int | float):
+            origins[loc[:-1]] = (file, line)  # one year set: the number became a mapping
+        for sub, sub_line in lines.items():
+            if sub[:2] == ("overrides", dotted) and len(sub) > 2:
+                origins[(*loc, *sub[2:])] = (file, sub_line)
     return data, origins
 
 
@@ -193,6 +221,8 @@ def _unwrap(annotation: Any) -> Any:
 
 def _expected(message: str) -> str:
     """pydantic's "Input should be greater than 0" → "a value greater than 0"."""
+    if message.startswith("Value error, "):
+        return message[len("Value error, ") :]
     prefix = "Input should be "
     if not message.startswith(prefix):
         return message
@@ -208,9 +238,29 @@ def _short(value: Any) -> str:
 def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> list[Problem]:
     """Turn pydantic errors into problems with paths, lines and did-you-means."""
     grouped: dict[Location, list[dict[str, Any]]] = {}
-    for err in exc.errors():
+    all_errors = exc.errors()
+    # Fields given as a {year: value} mapping whose mapping branch has errors: the
+    # "not a number" error of the plain-number branch is noise there.
+    dict_fields = {
+        tuple(e["loc"][:i])
+        for e in all_errors
+        for i, part in enumerate(e["loc"])
+        if isinstance(part, str) and part.startswith("dict[")
+    }
+    for err in all_errors:
         raw_loc = tuple(err["loc"])
+        if (
+            raw_loc[:-1] in dict_fields
+            and isinstance(raw_loc[-1], str)
+            and not raw_loc[-1].startswith("dict[")
+            and isinstance(_data_at(data, raw_loc[:-1])[1], dict)
+        ):
+            continue
         loc, node = _data_at(data, raw_loc)
+        if raw_loc[-1] == "[key]" and len(raw_loc) >= 2:  # a bad key of {year: value}
+            msg = err["msg"] if err["type"] != "int_type" else "Input should be a year, e.g. 2028"
+            err = {**err, "type": "year_key", "msg": msg}
+            node = raw_loc[-2]
         if err["type"] == "extra_forbidden":
             loc = _data_at(data, raw_loc)[0]
         err = {**err, "_node": node, "_dict_branch": any("dict[" in str(p) for p in raw_loc)}
@@ -231,7 +281,7 @@ def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> li
             expected = "one of: " + ", ".join(known) if known else "no such key"
             problems.append(
                 Problem(
-                    path=format_path(loc),
+                    path=format_path(loc, data),
                     message=f"unknown key {loc[-1]!r}",
                     expected=expected,
                     hint=hint or "remove it",
@@ -243,7 +293,7 @@ def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> li
         if first["type"] == "missing":
             problems.append(
                 Problem(
-                    path=format_path((*loc, first["loc"][-1])),
+                    path=format_path((*loc, first["loc"][-1]), data),
                     message="required field is missing",
                     line=line,
                     file=file,
@@ -259,7 +309,7 @@ def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> li
                 hint = "write the number without quotes, e.g. 1.0e9"
         problems.append(
             Problem(
-                path=format_path(loc),
+                path=format_path(loc, data),
                 message="invalid value",
                 found=_short(node),
                 expected=expected,
@@ -272,8 +322,16 @@ def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> li
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Load, validate and check the scenario at ``path``; raise InputError on any problem."""
+    """Load, validate and check the scenario at ``path``; raise InputError on any problem.
+
+    An ``.xlsx`` path is an assumptions workbook (``planner template``); its errors
+    name the sheet, row and column.
+    """
     path = Path(path)
+    if path.suffix.lower() == ".xlsx":
+        from planner.scenario.workbook import load_scenario_workbook  # imports this module
+
+        return load_scenario_workbook(path)
     file = str(path)
     data, origins = _read_merged(path, (path.resolve(),))
     try:

@@ -45,6 +45,13 @@ def _suggest(word: str, options: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _extend(where: str, step: str) -> str:
+    """The description of a path one step further: ``sites`` + ``[texas]`` → ``sites[texas]``."""
+    if where == "the scenario":
+        return step
+    return f"{where}{step}" if step.startswith("[") else f"{where}.{step}"
+
+
 def _item_key(item: Any) -> str | None:
     if isinstance(item, dict):
         for key in ("name", "id"):
@@ -89,8 +96,25 @@ def get(doc: Any, path: str) -> Any:
     for step in parse(path):
         container, key = _step_into(node, step, where, create=False)
         node = container[key]
-        where = f"{where.replace('the scenario', '')}.{step}".strip(".")
+        where = _extend(where, step)
     return node
+
+
+def locate(doc: Any, path: str) -> tuple[str | int, ...]:
+    """The concrete location ``path`` names in ``doc``: dict keys and list indices.
+
+    ``sites[texas].power_cap_mw.2028`` → ``('sites', 0, 'power_cap_mw', 2028)``.
+    Raises PathError like :func:`get`.
+    """
+    node = doc
+    where = "the scenario"
+    out: list[str | int] = []
+    for step in parse(path):
+        container, key = _step_into(node, step, where, create=False)
+        out.append(key)
+        node = container[key]
+        where = _extend(where, step)
+    return tuple(out)
 
 
 def set_value(doc: Any, path: str, value: Any, years: list[int] | None = None) -> Any:
@@ -116,5 +140,5 @@ def set_value(doc: Any, path: str, value: Any, years: list[int] | None = None) -
             container[key] = value
         else:
             node = container[key]
-            where = f"{where.replace('the scenario', '')}.{step}".strip(".")
+            where = _extend(where, step)
     return doc

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
 
@@ -24,7 +24,11 @@ NonNegativeYearValue = NonNegativeFloat | dict[Year, NonNegativeFloat]
 
 class _Section(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+        use_attribute_docstrings=True,
     )
 
 
@@ -187,14 +191,15 @@ class TrainingRun(_Section):
     rollout_slo_tokens_per_s_per_user: PositiveFloat = 20.0
     """Interactivity the rollouts need, tokens/s per sequence."""
 
-    @model_validator(mode="after")
-    def _window_ordered(self) -> TrainingRun:
-        if self.window[0] > self.window[1]:
+    @field_validator("window")
+    @classmethod
+    def _window_ordered(cls, window: list[int]) -> list[int]:
+        if window[0] > window[1]:
             raise ValueError(
-                f"window starts after it ends ({self.window[0]} > {self.window[1]}); "
+                f"window starts after it ends ({window[0]} > {window[1]}); "
                 "write [first year, last year]"
             )
-        return self
+        return window
 
 
 class InferenceWorkload(_Section):

@@ -31,7 +31,7 @@ def value_at(series: YearValue, year: float, fill: Fill) -> float:
         return float(points[-1][1])
     for (y0, v0), (y1, v1) in itertools.pairwise(points):
         if y0 <= year < y1:
-            if fill == "hold":
+            if fill == "hold" or year == y0:
                 return float(v0)
             share = (year - y0) / (y1 - y0)
             if v0 > 0 and v1 > 0:

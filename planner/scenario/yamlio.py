@@ -54,6 +54,42 @@ def _check_size(node: yaml.Node) -> None:
             stack.extend((item, depth + 1) for item in current.value)
 
 
+def _duplicate_keys(root: yaml.Node) -> list[Problem]:
+    """A problem for each key given twice in one mapping (YAML would keep the last)."""
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, str]] = [(root, "")]
+    while stack:
+        node, here = stack.pop()
+        if id(node) in seen:  # an alias: already checked
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                path = f"{here}.{key.value}" if here else str(key.value)
+                line = key.start_mark.line + 1
+                if key.value in first:
+                    problems.append(
+                        Problem(
+                            path=path,
+                            message=f"key {key.value!r} is given twice "
+                            f"(also on line {first[key.value]})",
+                            line=line,
+                            hint="keep one of them; YAML would silently drop the first",
+                        )
+                    )
+                else:
+                    first[key.value] = line
+                stack.append((value, path))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, f"{here}[{i}]") for i, item in enumerate(node.value))
+    problems.sort(key=lambda p: p.line or 0)
+    return problems
+
+
 def _lines(node: yaml.Node, here: Location, out: dict[Location, int], depth: int = 0) -> None:
     out.setdefault(here, node.start_mark.line + 1)
     if depth > MAX_DEPTH:
@@ -79,6 +115,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Location, int]]:
             if node is None:
                 return None, {}
             _check_size(node)
+            duplicates = _duplicate_keys(node)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -104,6 +141,8 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Location, int]]:
                 hint="a scenario is a plain mapping of sections; remove deep nesting or aliases",
             ),
         ) from None
+    if duplicates:
+        raise InputError(file, duplicates)
     lines: dict[Location, int] = {}
     _lines(node, (), lines)
     return data, lines
