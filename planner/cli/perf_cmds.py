@@ -1,0 +1,399 @@
+"""``planner throughput``, ``calibrate`` and ``perf-check``: the performance model."""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from planner import economics
+from planner.cli.common import echo_err, emit_json, format_option, frame_records, print_frame
+from planner.errors import ExportError, InputError, Problem
+from planner.perf.benchmarks import BenchFile, read_benchmarks
+from planner.perf.calibration import (
+    BASE_FACTORS,
+    MOE_FACTOR,
+    ErrorSummary,
+    FitResult,
+    error_summary,
+    fit,
+    predict,
+)
+from planner.perf.efficiency import EfficiencyTable, load_calibration, save_calibration
+from planner.perf.inference import inference_table
+from planner.perf.workloads import serving_workloads
+from planner.scenario import Scenario, load_scenario
+
+PREDICTION_COLUMNS = [
+    "predicted_tokens_per_s_per_accelerator",
+    "abs_pct_error",
+    "binding",
+    "reason",
+]
+TRAINING_SHOWN = [
+    "run",
+    "hardware",
+    "precision",
+    "feasible",
+    "reason",
+    "training_tokens_per_s_per_unit",
+    "cluster_accelerators",
+    "cluster_units",
+    "goodput",
+    "days_to_finish",
+    "accelerator_hours",
+]
+
+# Short headers for the terminal table (csv and json keep the full column names).
+INFERENCE_TABLE_HEADERS = {
+    "workload": "workload",
+    "hardware": "hardware",
+    "servable": "ok",
+    "replica_accelerators": "replica",
+    "batch": "batch",
+    "tokens_per_s_per_user": "tok/s/user",
+    "output_tokens_per_s_per_unit": "out tok/s/unit",
+    "decode_tokens_per_s_per_unit": "decode tok/s/unit",
+    "prefill_tokens_per_s_per_unit": "prefill tok/s/unit",
+    "binding": "binding",
+    "usd_per_accelerator_hour": "$/acc-h",
+    "usd_per_mtok_output": "$/Mtok out",
+    "reason": "reason",
+}
+TRAINING_TABLE_HEADERS = {
+    "run": "run",
+    "hardware": "hardware",
+    "feasible": "ok",
+    "training_tokens_per_s_per_unit": "tok/s/unit",
+    "cluster_accelerators": "accelerators",
+    "cluster_units": "units",
+    "goodput": "goodput",
+    "days_to_finish": "days",
+    "accelerator_hours": "acc-hours",
+    "reason": "reason",
+}
+
+_calibration_option = click.option(
+    "--calibration",
+    "calibration",
+    type=click.Path(path_type=Path),
+    help="Calibration YAML from `planner calibrate` (default: built-in efficiency factors).",
+)
+
+
+# --- throughput --------------------------------------------------------------------------
+
+
+def _scenario_calibration(
+    scenario: Scenario, scenario_path: Path, option: Path | None
+) -> EfficiencyTable | None:
+    if option is not None:
+        return load_calibration(option)
+    if scenario.calibration is not None:
+        return load_calibration(scenario_path.parent / scenario.calibration)
+    return None
+
+
+def priced_inference_table(
+    scenario: Scenario, year: int, calibration: EfficiencyTable | None
+) -> pd.DataFrame:
+    """The inference table plus USD per accelerator-hour and per million tokens in ``year``.
+
+    ``usd_per_mtok_output``: a unit's yearly cost over the output tokens it serves in a
+    year at full load (colocated, prefill included); ``usd_per_mtok_all_tokens`` spreads
+    the same cost over input and output tokens (``÷ (1 + input per output)``). Empty for
+    pairs that cannot be served.
+    """
+    table = inference_table(scenario, calibration)
+    ratio = {w.name: w.input_tokens_per_output_token for w in serving_workloads(scenario)}
+    costs = {
+        h.id: economics.unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware
+    }
+    per_hour: list[float] = []
+    output: list[float | None] = []
+    blended: list[float | None] = []
+    for row in table.itertuples(index=False):
+        cost = costs[row.hardware]
+        per_hour.append(cost.usd_per_accelerator_hour)
+        if row.servable and row.output_tokens_per_s_per_unit > 0:
+            usd = economics.usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
+            output.append(usd)
+            blended.append(usd / (1.0 + ratio[row.workload]))
+        else:
+            output.append(None)
+            blended.append(None)
+    return table.assign(
+        usd_per_accelerator_hour=per_hour,
+        usd_per_mtok_output=pd.array(output, dtype="Float64"),
+        usd_per_mtok_all_tokens=pd.array(blended, dtype="Float64"),
+    )
+
+
+def training_view(scenario: Scenario) -> pd.DataFrame:
+    """The training table's analyst columns (tokens/s, cluster, goodput, days, hours)."""
+    from planner.perf.training import training_table
+
+    return training_table(scenario)[TRAINING_SHOWN]
+
+
+@click.command("throughput")
+@click.argument("scenario_file", metavar="SCENARIO", type=click.Path(path_type=Path))
+@click.option("--year", type=int, help="Year of prices and costs (default: the horizon start).")
+@click.option(
+    "--only",
+    type=click.Choice(["inference", "training"]),
+    help="Print one table only (handy with --format csv).",
+)
+@_calibration_option
+@format_option
+def throughput(
+    scenario_file: Path, year: int | None, only: str | None, calibration: Path | None, fmt: str
+) -> None:
+    """Throughput the performance model gives each hardware type, with unit costs.
+
+    Inference: one row per (workload, hardware): replica size, batch at the SLO,
+    tokens/s per user, decode / colocated / prefill tokens/s per unit, what binds, and
+    $/accelerator-hour and $/Mtok at full load. Training: one row per (run, hardware):
+    tokens/s per unit, cluster size, goodput, days to finish and accelerator-hours.
+    With --format csv both tables are printed, separated by a blank line (see --only).
+
+    \b
+    Examples:
+      planner throughput scenarios/baseline.yaml
+      planner throughput scenarios/baseline.yaml --year 2028 --only inference --format csv
+    """
+    scenario = load_scenario(scenario_file)
+    years = scenario.horizon.year_list
+    year = years[0] if year is None else year
+    if year not in years:
+        raise InputError(
+            None,
+            Problem(
+                path="--year",
+                message=f"year {year} is outside the scenario horizon",
+                expected=f"a year in {years[0]}..{years[-1]}",
+            ),
+        )
+    table = _scenario_calibration(scenario, scenario_file, calibration)
+    if table is not None:
+        echo_err(f"calibration: {calibration or scenario.calibration}")
+    inference = priced_inference_table(scenario, year, table) if only != "training" else None
+    training = training_view(scenario) if only != "inference" else None
+    if fmt == "json":
+        document: dict[str, Any] = {"scenario": scenario.name, "year": year}
+        if inference is not None:
+            document["inference"] = frame_records(inference)
+        if training is not None:
+            document["training"] = frame_records(training)
+        emit_json(document)
+        return
+    if fmt == "table":
+        inference = None if inference is None else _short(inference, INFERENCE_TABLE_HEADERS)
+        training = None if training is None else _short(training, TRAINING_TABLE_HEADERS)
+    if inference is not None:
+        print_frame(inference, fmt, title=f"Inference throughput ({scenario.name}, {year} prices)")
+    if inference is not None and training is not None and fmt == "csv":
+        click.echo("")
+    if training is not None:
+        print_frame(training, fmt, title=f"Training throughput ({scenario.name})")
+
+
+def _short(frame: pd.DataFrame, headers: dict[str, str]) -> pd.DataFrame:
+    """The columns of ``headers`` under short names; missing numbers as NaN (shown blank)."""
+    short = frame[list(headers)].rename(columns=headers)
+    nullable = [c for c in short.columns if isinstance(short[c].dtype, pd.Float64Dtype)]
+    return short.astype({c: float for c in nullable})
+
+
+# --- perf-check -----------------------------------------------------------------------
+
+
+def check_frame(bench: BenchFile, calibration: EfficiencyTable | None) -> pd.DataFrame:
+    """Per benchmark row, in input order: measured vs predicted, abs % error, binding, reason."""
+    records = []
+    for row in bench.rows:
+        prediction = predict(row, calibration)
+        records.append(
+            {
+                "line": row.line,
+                "hardware": row.hardware.id,
+                "model": row.model.id,
+                "precision": row.case.precision,
+                "phase": row.phase,
+                "measured_tokens_per_s_per_accelerator": row.measured_tokens_per_s_per_accelerator,
+                "predicted_tokens_per_s_per_accelerator": prediction.tokens_per_s_per_accelerator,
+                "abs_pct_error": prediction.abs_pct_error(
+                    row.measured_tokens_per_s_per_accelerator
+                ),
+                "binding": prediction.binding,
+                "reason": prediction.reason,
+            }
+        )
+    frame = pd.DataFrame(records)
+    for column in ("predicted_tokens_per_s_per_accelerator", "abs_pct_error"):
+        frame[column] = pd.array(frame[column].tolist(), dtype="Float64")
+    return frame
+
+
+def _cell(value: Any) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    return f"{float(value):.6g}" if isinstance(value, float) else str(value)
+
+
+def write_checked_csv(bench: BenchFile, frame: pd.DataFrame, out: Path) -> None:
+    """The input rows, in input order with every input cell as written, plus predictions.
+
+    Written to a temporary file and renamed, so a failure never leaves half a file.
+    """
+    columns = [*bench.columns, *(c for c in PREDICTION_COLUMNS if c not in bench.columns)]
+    try:
+        fd, temp = tempfile.mkstemp(dir=out.parent if str(out.parent) else ".", suffix=".tmp")
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            for row, result in zip(bench.rows, frame.to_dict(orient="records"), strict=True):
+                cells = {**row.cells, **{c: _cell(result[c]) for c in PREDICTION_COLUMNS}}
+                writer.writerow([cells.get(c, "") for c in columns])
+        os.replace(temp, out)
+    except OSError as exc:
+        raise ExportError(str(out), exc.strerror or str(exc)) from None
+
+
+def _summary_record(summary: ErrorSummary) -> dict[str, Any]:
+    return {
+        "rows": summary.rows,
+        "median_abs_pct_error": summary.median_abs_pct,
+        "worst_abs_pct_error": summary.worst_abs_pct,
+        "worst_row": summary.worst_row,
+    }
+
+
+@click.command("perf-check")
+@click.argument("bench_file", metavar="BENCH.csv", type=click.Path(path_type=Path))
+@_calibration_option
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the input rows plus predicted tokens/s, abs % error, binding and reason.",
+)
+@format_option
+def perf_check(bench_file: Path, calibration: Path | None, out: Path | None, fmt: str) -> None:
+    """Compare the performance model with measured benchmark rows.
+
+    Prints, per row, measured and predicted tokens/s per accelerator and the absolute
+    % error, then the median and worst error. Rows the model cannot run (the model does
+    not fit, the SLO is out of reach) get no prediction and a reason.
+    BENCH.csv columns: hardware, model, precision, input_tokens, output_tokens,
+    tokens_per_s_per_accelerator; optional tokens_per_s_per_user (SLO), concurrency,
+    accelerators, phase, kv_precision, cache_hit_rate, source; others are kept.
+
+    \b
+    Examples:
+      planner perf-check tests/data/mlperf-inference-v4.1.csv
+      planner perf-check bench.csv --calibration calibration.yaml --out checked.csv
+    """
+    bench = read_benchmarks(bench_file)
+    table = load_calibration(calibration) if calibration is not None else None
+    frame = check_frame(bench, table)
+    summary = error_summary(bench.rows, table)
+    if out is not None:
+        write_checked_csv(bench, frame, out)
+        echo_err(f"wrote {out}")
+    if fmt == "json":
+        emit_json({"rows": frame_records(frame), "summary": _summary_record(summary)})
+        return
+    print_frame(frame, fmt, title=f"Predicted vs measured ({bench_file.name})")
+    if fmt == "table":
+        click.echo(f"abs % error: {summary.describe()}")
+    else:
+        echo_err(f"abs % error: {summary.describe()}")
+
+
+# --- calibrate --------------------------------------------------------------------------
+
+
+FITTED_FACTORS = (*BASE_FACTORS, MOE_FACTOR)
+
+
+def groups_frame(result: FitResult) -> pd.DataFrame:
+    """One row per fitted group: own fit or shared correction, factors, error before/after."""
+    records = []
+    for group in result.groups:
+        records.append(
+            {
+                "family": group.family,
+                "precision": group.precision,
+                "rows": group.rows,
+                "fit": "shared" if group.shared else "own",
+                **{k: group.factors.get(k) for k in FITTED_FACTORS},
+                "median_abs_pct_before": group.before.median_abs_pct,
+                "median_abs_pct_after": group.after.median_abs_pct,
+            }
+        )
+    return pd.DataFrame(records)
+
+
+@click.command("calibrate")
+@click.argument("bench_file", metavar="BENCH.csv", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Calibration YAML to write (name it in a scenario's `calibration:` key).",
+)
+@format_option
+def calibrate(bench_file: Path, out: Path, fmt: str) -> None:
+    """Fit the inference model's efficiency factors to measured benchmark rows.
+
+    Fits bandwidth and compute efficiency, prefill MFU, per-step overhead (and the MoE
+    efficiency where there are MoE rows) for each hardware family and precision with
+    at least two rows; groups with one row share one correction of their defaults.
+    Families without rows keep their defaults. Prints the median and worst absolute %
+    error before and after. BENCH.csv format: see `planner perf-check --help`.
+
+    \b
+    Example:
+      planner calibrate tests/data/mlperf-inference-v4.1.csv --out calibration.yaml
+      planner perf-check tests/data/mlperf-inference-v4.1.csv --calibration calibration.yaml
+    """
+    bench = read_benchmarks(bench_file)
+    result = fit(bench.rows, note=f"fitted on {bench_file.name} ({len(bench.rows)} rows)")
+    try:
+        save_calibration(result.table, out)
+    except OSError as exc:
+        raise ExportError(str(out), exc.strerror or str(exc)) from None
+    echo_err(f"wrote {out}")
+    for row, reason in result.skipped:
+        echo_err(f"skipped {row.label}: {reason}")
+    groups = groups_frame(result)
+    if fmt == "json":
+        emit_json(
+            {
+                "out": str(out),
+                "groups": frame_records(groups),
+                "shared_correction": result.shared_correction,
+                "before": _summary_record(result.before),
+                "after": _summary_record(result.after),
+                "skipped": [{"line": r.line, "reason": why} for r, why in result.skipped],
+            }
+        )
+        return
+    print_frame(groups, fmt, title="Fitted efficiency factors")
+    say = click.echo if fmt == "table" else echo_err
+    if result.shared_correction:
+        factors = ", ".join(f"{k} x{v:.3g}" for k, v in result.shared_correction.items())
+        say(f"shared correction (groups with one row): {factors}")
+    say(f"abs % error before: {result.before.describe()}")
+    say(f"abs % error after:  {result.after.describe()}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(throughput)
+    cli.add_command(calibrate)
+    cli.add_command(perf_check)

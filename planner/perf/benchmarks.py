@@ -1,0 +1,255 @@
+"""Measured serving benchmarks: the CSV format of ``planner calibrate`` and ``planner perf-check``.
+
+One row per measurement, a header row first. Columns:
+
+Required
+    ``hardware``       catalog hardware id (e.g. ``h100-hgx``)
+    ``model``          catalog model id (e.g. ``llama-2-70b``)
+    ``precision``      weight precision: bf16, fp8 or fp4
+    ``input_tokens``   mean prompt tokens per request
+    ``output_tokens``  mean generated tokens per request
+    ``tokens_per_s_per_accelerator``  measured tokens/s per accelerator (output tokens;
+                       input tokens for ``phase = prefill``)
+Optional (empty cells allowed)
+    ``tokens_per_s_per_user``  decode speed each user saw; used as the SLO. Empty: the
+                       row is a maximum-throughput point (largest batch that fits memory).
+    ``concurrency``    concurrent requests on the benchmarked system; fixes the batch
+                       (per accelerator: ``concurrency / accelerators``).
+    ``accelerators``   accelerators in the benchmarked system (default: one unit).
+    ``phase``          ``colocated`` (default: prefill and decode on the same replicas),
+                       ``decode`` (decode only, disaggregated) or ``prefill``.
+    ``kv_precision``   KV-cache precision (default: the weights', fp8 for fp4 weights).
+    ``cache_hit_rate`` share of prompt tokens served from a prefix cache (default 0).
+    ``source``         where the number comes from.
+Any other column is carried through to ``perf-check --out`` untouched.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.catalog import hardware_catalog, model_catalog
+from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
+from planner.errors import InputError, Problem
+from planner.perf.inference import ServingCase
+
+REQUIRED_COLUMNS = (
+    "hardware",
+    "model",
+    "precision",
+    "input_tokens",
+    "output_tokens",
+    "tokens_per_s_per_accelerator",
+)
+OPTIONAL_COLUMNS = (
+    "tokens_per_s_per_user",
+    "concurrency",
+    "accelerators",
+    "phase",
+    "kv_precision",
+    "cache_hit_rate",
+    "source",
+)
+PHASES = ("colocated", "decode", "prefill")
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One measured benchmark row, resolved against the catalog."""
+
+    line: int
+    """Line of the row in the file (the header is line 1)."""
+    cells: dict[str, str]
+    """Every cell of the row as written, by column."""
+    hardware: HardwareSpec
+    model: ModelSpec
+    phase: str
+    case: ServingCase
+    measured_tokens_per_s_per_accelerator: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.hardware.id} {self.model.id} {self.case.precision} (line {self.line})"
+
+
+@dataclass(frozen=True)
+class BenchFile:
+    """A benchmark CSV: its columns in order and its rows in input order."""
+
+    path: str
+    columns: list[str]
+    rows: list[BenchRow]
+
+
+def _did_you_mean(word: str, options: list[str]) -> str | None:
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+class _RowReader:
+    """Parses one row's cells, collecting problems instead of stopping at the first."""
+
+    def __init__(self, cells: dict[str, str], line: int, problems: list[Problem]):
+        self.cells, self.line, self.problems = cells, line, problems
+
+    def problem(self, column: str, message: str, **extra: str | None) -> None:
+        self.problems.append(
+            Problem(path=f"column {column}", message=message, line=self.line, **extra)
+        )
+
+    def text(self, column: str) -> str:
+        return (self.cells.get(column) or "").strip()
+
+    def number(
+        self,
+        column: str,
+        *,
+        optional: bool = False,
+        positive: bool = True,
+        at_most: float | None = None,
+    ) -> float | None:
+        raw = self.text(column)
+        if not raw:
+            if not optional:
+                self.problem(column, "empty cell", expected="a number")
+            return None
+        try:
+            value = float(raw)
+        except ValueError:
+            self.problem(column, "not a number", found=repr(raw), expected="a number, e.g. 1024")
+            return None
+        low_ok = value > 0 if positive else value >= 0
+        if not math.isfinite(value) or not low_ok or (at_most is not None and value > at_most):
+            bound = "> 0" if positive else ">= 0"
+            if at_most is not None:
+                bound += f" and <= {at_most:g}"
+            self.problem(column, "value out of range", found=raw, expected=f"a number {bound}")
+            return None
+        return value
+
+    def choice(self, column: str, options: tuple[str, ...], default: str | None) -> str | None:
+        raw = self.text(column)
+        if not raw and default is not None:
+            return default
+        if raw not in options:
+            hint = _did_you_mean(raw, list(options))
+            self.problem(
+                column,
+                f"unknown value {raw!r}",
+                expected="one of: " + ", ".join(options),
+                hint=hint,
+            )
+            return None
+        return raw
+
+    def catalog_id(self, column: str, catalog: dict[str, object], listing: str) -> str | None:
+        raw = self.text(column)
+        if raw in catalog:
+            return raw
+        hint = _did_you_mean(raw, list(catalog)) or f"see `planner {listing} list`"
+        self.problem(column, f"unknown id {raw!r}", hint=hint)
+        return None
+
+
+def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> BenchRow | None:
+    reader = _RowReader(cells, line, problems)
+    before = len(problems)
+    hardware_id = reader.catalog_id("hardware", hardware_catalog(), "hardware")  # type: ignore[arg-type]
+    model_id = reader.catalog_id("model", model_catalog(), "models")  # type: ignore[arg-type]
+    precision = reader.choice("precision", PRECISIONS, None)
+    kv_precision = (
+        reader.choice("kv_precision", PRECISIONS, None) if reader.text("kv_precision") else None
+    )
+    phase = reader.choice("phase", PHASES, "colocated")
+    input_tokens = reader.number("input_tokens", positive=False)
+    output_tokens = reader.number("output_tokens")
+    measured = reader.number("tokens_per_s_per_accelerator")
+    slo = reader.number("tokens_per_s_per_user", optional=True)
+    concurrency = reader.number("concurrency", optional=True)
+    accelerators = reader.number("accelerators", optional=True)
+    hit_rate = reader.number("cache_hit_rate", optional=True, positive=False, at_most=1.0)
+    if len(problems) > before:
+        return None
+    assert hardware_id and model_id and precision and phase
+    assert input_tokens is not None and output_tokens is not None and measured is not None
+    hardware = hardware_catalog()[hardware_id]
+    system = accelerators or hardware.accelerators
+    case = ServingCase(
+        precision=precision,
+        kv_precision=kv_precision or ("fp8" if precision == "fp4" else precision),
+        input_tokens_per_request=input_tokens,
+        output_tokens_per_request=output_tokens,
+        cache_hit_rate=hit_rate or 0.0,
+        slo_tokens_per_s_per_user=slo,
+        concurrency_per_accelerator=None if concurrency is None else concurrency / system,
+    )
+    return BenchRow(
+        line=line,
+        cells=cells,
+        hardware=hardware,
+        model=model_catalog()[model_id],
+        phase=phase,
+        case=case,
+        measured_tokens_per_s_per_accelerator=measured,
+    )
+
+
+def read_benchmarks(path: str | Path) -> BenchFile:
+    """Read and check a benchmark CSV; raise :class:`InputError` naming file, line and column."""
+    file = str(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            lines = [(reader.line_num, row) for row in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(
+            file, Problem(path="", message=f"cannot read the CSV: {message}")
+        ) from None
+    if not lines:
+        raise InputError(
+            file, Problem(path="", message="the file is empty", expected="a header row")
+        )
+    columns = [c.strip() for c in lines[0][1]]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        hints = [h for c in missing if (h := _did_you_mean(c, columns))]
+        raise InputError(
+            file,
+            Problem(
+                path="header",
+                message="missing column(s): " + ", ".join(missing),
+                expected="columns " + ", ".join(REQUIRED_COLUMNS),
+                hint="; ".join(hints) or "see planner/perf/benchmarks.py for the format",
+                line=1,
+            ),
+        )
+    problems: list[Problem] = []
+    rows: list[BenchRow] = []
+    for line, values in lines[1:]:
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(columns):
+            problems.append(
+                Problem(
+                    path="",
+                    message=f"{len(values)} cells, the header has {len(columns)}",
+                    line=line,
+                    hint="quote cells that contain commas",
+                )
+            )
+            continue
+        row = _parse_row(dict(zip(columns, values, strict=True)), line, problems)
+        if row is not None:
+            rows.append(row)
+    if problems:
+        raise InputError(file, problems)
+    if not rows:
+        raise InputError(
+            file, Problem(path="", message="no data rows", expected="one row per measurement")
+        )
+    return BenchFile(path=file, columns=columns, rows=rows)

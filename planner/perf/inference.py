@@ -1,0 +1,404 @@
+"""Inference throughput at a latency SLO: replica, batch, decode and prefill rates (DESIGN 4.2).
+
+The physics (KV bytes, replica memory, decode step, prefill cost) is in
+:mod:`planner.perf.roofline`; this module searches the serving configuration and
+builds the table the optimiser reads.
+
+For one (model, hardware, workload):
+
+1. Replica sizes ``g``: powers of two from the smallest that holds the weights and one
+   full-context sequence (:func:`replica_size`) up to the scale-up domain, not past one
+   purchased unit unless memory requires it. None → not servable.
+2. For each ``g``, the batch: the largest ``B`` with ``1 / t_step(B) ≥ SLO`` and
+   ``weights + B · kv(L) ≤ g · memory · 0.9``, where ``L = n_in + n_out / 2`` is the mean
+   context over a request's decode (``n_in = input_tokens_per_output_token ·
+   output_tokens_per_request``). Memory is sized at the mean context because a paged KV
+   cache under continuous batching holds each sequence at its current length.
+3. Colocated serving: replica-seconds per output token
+   ``1 / decode_tput + r_in · (1 − h) · t_prefill_per_token``; the chosen ``g`` is the one
+   with the most output tokens/s per accelerator (ties: the smaller). The row's replica,
+   batch, speed and binding describe this configuration.
+4. Disaggregated serving uses ``decode_tokens_per_s_per_unit`` (the best decode-only
+   configuration, whose ``g`` may differ from the colocated one) and
+   ``prefill_tokens_per_s_per_unit`` as separate capacities.
+
+Per unit = per replica × ``accelerators_per_unit / g`` (a replica larger than a unit
+spans several units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.errors import InputError, Problem
+from planner.perf.efficiency import (
+    Efficiency,
+    EfficiencyTable,
+    load_calibration,
+    resolve_efficiency,
+)
+from planner.perf.roofline import (
+    DecodeStep,
+    decode_step,
+    experts_touched,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    power_of_two_sizes,
+    prefill_seconds_per_token,
+    replica_size,
+    usable_memory_bytes,
+    weight_bytes,
+)
+from planner.perf.workloads import serving_workloads
+from planner.scenario.resolve import hardware_specs, model_specs
+from planner.scenario.schema import InferenceWorkload, Scenario
+
+__all__ = [
+    "INFERENCE_COLUMNS",
+    "ServingCase",
+    "ServingResult",
+    "experts_touched",
+    "inference_table",
+    "kv_bytes_per_sequence",
+    "kv_bytes_per_token",
+    "replica_size",
+    "serve",
+]
+
+INFERENCE_COLUMNS = [
+    "workload",
+    "hardware",
+    "model",
+    "precision",
+    "servable",
+    "reason",
+    "replica_accelerators",
+    "batch",
+    "tokens_per_s_per_user",
+    "decode_tokens_per_s_per_replica",
+    "output_tokens_per_s_per_unit",
+    "decode_tokens_per_s_per_unit",
+    "prefill_tokens_per_s_per_unit",
+    "binding",
+]
+
+
+@dataclass(frozen=True)
+class ServingCase:
+    """What one replica must serve: request shape, precisions and latency target."""
+
+    precision: str
+    """Weight (and GEMM) precision."""
+    kv_precision: str
+    """KV-cache precision."""
+    input_tokens_per_request: float
+    """Prompt tokens per request (cached and uncached)."""
+    output_tokens_per_request: float
+    """Generated tokens per request (reasoning included)."""
+    cache_hit_rate: float = 0.0
+    """Share of prompt tokens served from the prefix cache (no prefill)."""
+    slo_tokens_per_s_per_user: float | None = None
+    """Minimum decode speed per sequence; None: maximum throughput (largest batch that fits)."""
+    context_tokens: float | None = None
+    """Longest sequence a replica must hold; None: the model's maximum context."""
+    concurrency_per_accelerator: float | None = None
+    """Fixed concurrent sequences per accelerator (a benchmark's concurrency divided by its
+    accelerators); the batch of a g-accelerator replica is ``round(g · this)``, at least 1.
+    None: the batch is searched."""
+
+    @property
+    def mean_decode_context(self) -> float:
+        """``L = n_in + n_out / 2``: mean tokens attended to while decoding a request."""
+        return self.input_tokens_per_request + self.output_tokens_per_request / 2.0
+
+    @property
+    def input_per_output(self) -> float:
+        """``r_in``: prompt tokens per output token."""
+        return self.input_tokens_per_request / self.output_tokens_per_request
+
+    @classmethod
+    def from_workload(cls, workload: InferenceWorkload) -> ServingCase:
+        """The case of a scenario workload (SLO-bound, sized for its context)."""
+        return cls(
+            precision=workload.precision,
+            kv_precision=workload.kv_precision_resolved,
+            input_tokens_per_request=workload.input_tokens_per_output_token
+            * workload.output_tokens_per_request,
+            output_tokens_per_request=workload.output_tokens_per_request,
+            cache_hit_rate=workload.cache_hit_rate,
+            slo_tokens_per_s_per_user=workload.slo_tokens_per_s_per_user,
+            context_tokens=workload.context_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """Throughput of one model on one hardware type for one case (0 where not servable)."""
+
+    servable: bool
+    """Colocated serving meets the SLO (False for prefill-only parts)."""
+    reason: str
+    """Why not servable ("" when servable)."""
+    replica_accelerators: int
+    batch: int
+    tokens_per_s_per_user: float
+    decode_tokens_per_s_per_replica: float
+    """Decode tokens/s of the colocated configuration's replica."""
+    output_tokens_per_s_per_replica: float
+    """Colocated: output tokens/s of a replica that also prefills its prompts."""
+    prefill_tokens_per_s_per_accelerator: float
+    """Uncached input tokens/s per accelerator when prefilling only (0 if it cannot)."""
+    decode_tokens_per_s_per_accelerator: float
+    """Decode tokens/s per accelerator of the best decode-only configuration (disaggregated)."""
+    binding: str
+    """memory capacity, bandwidth, compute or interconnect; for non-servable rows what failed."""
+
+    def per_unit(self, hw: HardwareSpec) -> dict[str, float]:
+        """Throughputs per purchased unit: per replica × ``accelerators / g``."""
+        replicas = hw.accelerators / self.replica_accelerators if self.replica_accelerators else 0
+        return {
+            "output_tokens_per_s_per_unit": self.output_tokens_per_s_per_replica * replicas,
+            "decode_tokens_per_s_per_unit": self.decode_tokens_per_s_per_accelerator
+            * hw.accelerators,
+            "prefill_tokens_per_s_per_unit": self.prefill_tokens_per_s_per_accelerator
+            * hw.accelerators,
+        }
+
+    @property
+    def output_tokens_per_s_per_accelerator(self) -> float:
+        if not self.replica_accelerators:
+            return 0.0
+        return self.output_tokens_per_s_per_replica / self.replica_accelerators
+
+
+def _not_servable(reason: str, binding: str, g: int = 0, prefill: float = 0.0) -> ServingResult:
+    return ServingResult(False, reason, g, 0, 0.0, 0.0, 0.0, prefill, 0.0, binding)
+
+
+_VECTOR_SEARCH_LIMIT = 1 << 16
+
+
+def _largest_batch(step: DecodeStep, limit: int, slo: float) -> int:
+    """Largest ``B`` in [1, limit] with ``1 / t_step(B) ≥ slo`` (0 if even B = 1 misses).
+
+    ``t_step`` rises with ``B``, so the per-user speed falls: count the batches that
+    meet the SLO in one vectorised pass when ``limit`` is small, else bisect.
+    """
+    if 1.0 / float(step.time(1)) < slo:
+        return 0
+    if limit <= _VECTOR_SEARCH_LIMIT:
+        speeds = 1.0 / step.time(np.arange(1, limit + 1, dtype=float))
+        return int(np.count_nonzero(speeds >= slo))
+    if 1.0 / float(step.time(limit)) >= slo:
+        return limit
+    low, high = 1, limit  # speed(low) ≥ slo > speed(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if 1.0 / float(step.time(mid)) >= slo:
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+@dataclass(frozen=True)
+class _Config:
+    g: int
+    batch: int
+    step_s: float
+    binding: str
+    colocated_per_accelerator: float
+    decode_per_replica: float
+    colocated_per_replica: float
+
+
+def _configure(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    case: ServingCase,
+    g: int,
+    efficiency: Efficiency,
+    prefill_s_per_token: float,
+) -> tuple[_Config | None, float]:
+    """The best batch at replica size ``g``, or None with the batch-1 speed (tokens/s/user)."""
+    context = case.mean_decode_context
+    step = decode_step(model, hw, g, case.precision, case.kv_precision, context, efficiency)
+    free = float(usable_memory_bytes(hw, g)) - weight_bytes(model, case.precision)
+    memory_limit = int(max(0.0, free) // step.kv_bytes_per_sequence)
+    batch_one_speed = 1.0 / float(step.time(1))
+    if memory_limit < 1:
+        return None, batch_one_speed
+    if case.concurrency_per_accelerator is not None:
+        batch = min(max(1, round(g * case.concurrency_per_accelerator)), memory_limit)
+    elif case.slo_tokens_per_s_per_user is None:
+        batch = memory_limit
+    else:
+        batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user)
+        if batch == 0:
+            return None, batch_one_speed
+    step_s = float(step.time(batch))
+    binding = "memory capacity" if batch == memory_limit else step.binding(batch)
+    decode = batch / step_s
+    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
+    seconds_per_output = 1.0 / decode + prefill_share * prefill_s_per_token / g
+    colocated = 1.0 / seconds_per_output
+    return (
+        _Config(g, batch, step_s, binding, colocated / g, decode, colocated),
+        batch_one_speed,
+    )
+
+
+def _replica_candidates(hw: HardwareSpec, smallest: int) -> list[int]:
+    """Powers of two from ``smallest`` to the scale-up domain, not past one unit's
+    accelerators unless ``smallest`` already is."""
+    cap = min(hw.scale_up_domain, max(smallest, hw.accelerators))
+    return [g for g in power_of_two_sizes(cap) if g >= smallest]
+
+
+def serve(
+    model: ModelSpec, hw: HardwareSpec, case: ServingCase, efficiency: Efficiency
+) -> ServingResult:
+    """Throughput of ``model`` on ``hw`` for ``case``, the best replica size and batch."""
+    request_tokens = case.input_tokens_per_request + case.output_tokens_per_request
+    if request_tokens > model.max_context_tokens:
+        return _not_servable(
+            f"requests of {request_tokens:,.0f} tokens (input + output) exceed the model's "
+            f"{model.max_context_tokens:,}-token context",
+            "context length",
+        )
+    if hw.peak_tflops(case.precision) is None:
+        return _not_servable(f"no {case.precision} or wider compute", "compute")
+    context = max(case.context_tokens or model.max_context_tokens, request_tokens)
+    size = replica_size(model, hw, case.precision, case.kv_precision, context)
+    if not size.accelerators:
+        return _not_servable(size.reason, "memory capacity")
+    prefill_s = prefill_seconds_per_token(
+        model, hw, case.precision, case.input_tokens_per_request, case.cache_hit_rate, efficiency
+    )
+    prefill_per_accelerator = 1.0 / prefill_s
+    if hw.prefill_only:
+        return _not_servable(
+            "prefill-only part: serves prefill in disaggregated serving, not decode",
+            "prefill only",
+            size.accelerators,
+            prefill_per_accelerator,
+        )
+    best: _Config | None = None
+    fastest, best_decode = 0.0, 0.0
+    for g in _replica_candidates(hw, size.accelerators):
+        config, batch_one_speed = _configure(model, hw, case, g, efficiency, prefill_s)
+        fastest = max(fastest, batch_one_speed)
+        if config is None:
+            continue
+        best_decode = max(best_decode, config.decode_per_replica / g)
+        if best is None or config.colocated_per_accelerator > best.colocated_per_accelerator:
+            best = config
+    if best is None:
+        slo = case.slo_tokens_per_s_per_user or 0.0
+        return _not_servable(
+            f"SLO of {slo:,.4g} tok/s/user unreachable: batch 1 gives {fastest:,.0f}",
+            "latency",
+            size.accelerators,
+            prefill_per_accelerator,
+        )
+    return ServingResult(
+        servable=True,
+        reason="",
+        replica_accelerators=best.g,
+        batch=best.batch,
+        tokens_per_s_per_user=1.0 / best.step_s,
+        decode_tokens_per_s_per_replica=best.decode_per_replica,
+        output_tokens_per_s_per_replica=best.colocated_per_replica,
+        prefill_tokens_per_s_per_accelerator=prefill_per_accelerator,
+        decode_tokens_per_s_per_accelerator=best_decode,
+        binding=best.binding,
+    )
+
+
+def _efficiency_source(
+    scenario: Scenario,
+    efficiency: Efficiency | EfficiencyTable | None,
+    calibration_path: str | Path | None,
+) -> Efficiency | EfficiencyTable | None:
+    if efficiency is not None:
+        return efficiency
+    if calibration_path is not None:
+        return load_calibration(calibration_path)
+    if scenario.calibration is not None:
+        path = Path(scenario.calibration)
+        if not path.is_file():
+            raise InputError(
+                None,
+                Problem(
+                    path="calibration",
+                    message="calibration file not found relative to the working directory",
+                    found=str(path),
+                    hint="pass calibration_path resolved against the scenario file's folder",
+                ),
+            )
+        return load_calibration(path)
+    return None
+
+
+def inference_table(
+    scenario: Scenario,
+    efficiency: Efficiency | EfficiencyTable | None = None,
+    calibration_path: str | Path | None = None,
+) -> pd.DataFrame:
+    """One row per (serving workload, scenario hardware), columns ``INFERENCE_COLUMNS``.
+
+    ``efficiency``: fixed factors for every row, or a table looked up per hardware
+    family and precision; default: ``calibration_path`` (or the scenario's
+    ``calibration`` key, read relative to the working directory), else built-ins.
+    Non-servable rows have ``servable`` False, a ``reason``, batch 0 and zero
+    throughputs, except ``prefill_tokens_per_s_per_unit``, which is positive whenever a
+    replica holds the weights (prefill-only parts; SLO misses; ``replica_accelerators``
+    is then the smallest replica, else 0). Throughputs are tokens/s, never NaN or negative.
+
+    ``binding`` of a servable row: ``memory capacity`` (the KV cache stopped the batch),
+    else the term that dominates the decode step at the chosen batch: ``bandwidth``,
+    ``compute`` or ``interconnect``. Of a non-servable row, what failed: ``memory
+    capacity`` (weights + one sequence do not fit), ``latency`` (SLO unreachable),
+    ``prefill only``, ``context length`` or ``compute`` (no compute at the precision).
+    """
+    source = _efficiency_source(scenario, efficiency, calibration_path)
+    hardware = hardware_specs(scenario)
+    models = model_specs(scenario)
+    rows = []
+    for workload in serving_workloads(scenario):
+        model = models[workload.model]
+        case = ServingCase.from_workload(workload)
+        for hw in hardware.values():
+            result = serve(model, hw, case, resolve_efficiency(source, hw.family, case.precision))
+            rows.append(
+                {
+                    "workload": workload.name,
+                    "hardware": hw.id,
+                    "model": model.id,
+                    "precision": workload.precision,
+                    "servable": result.servable,
+                    "reason": result.reason,
+                    "replica_accelerators": result.replica_accelerators,
+                    "batch": result.batch,
+                    "tokens_per_s_per_user": result.tokens_per_s_per_user,
+                    "decode_tokens_per_s_per_replica": result.decode_tokens_per_s_per_replica,
+                    **result.per_unit(hw),
+                    "binding": result.binding,
+                }
+            )
+    frame = pd.DataFrame(rows, columns=INFERENCE_COLUMNS)
+    numeric = [c for c in INFERENCE_COLUMNS[8:] if c != "binding"]
+    frame[numeric] = frame[numeric].astype(float)
+    _check_finite(frame, numeric)
+    return frame.astype({"servable": bool, "replica_accelerators": int, "batch": int})
+
+
+def _check_finite(frame: pd.DataFrame, columns: list[str]) -> None:
+    values = frame[columns].to_numpy(dtype=float)
+    if values.size and not (np.isfinite(values).all() and (values >= 0).all()):
+        raise AssertionError("inference table has a negative or non-finite throughput")

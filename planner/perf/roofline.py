@@ -1,0 +1,357 @@
+"""Inference physics: KV cache, replica memory, decode step time and prefill cost (DESIGN 4.2).
+
+Pure functions; SI units inside (bytes, FLOP, FLOP/s, bytes/s, s). Catalog figures
+(GB, TB/s, TFLOPS, GB/s) are converted where they enter. Functions whose arguments
+are batch sizes or context lengths accept numpy arrays and broadcast.
+
+Symbols: ``b_w``, ``b_kv`` bytes per weight / KV element (``BYTES_PER_PARAM``); ``g``
+accelerators in a replica; ``B`` sequences decoded together (batch); ``L`` tokens of
+context a sequence attends to; ``E``, ``k`` routed experts and experts per token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from planner.catalog.schema import BYTES_PER_PARAM, HardwareSpec, ModelSpec
+from planner.perf.efficiency import Efficiency
+from planner.scenario.checks import USABLE_MEMORY_FRACTION
+
+GB = 1e9
+TB = 1e12
+TERA = 1e12
+BILLION = 1e9
+
+ACTIVATION_BYTES = 2.0
+"""Bytes per activation element exchanged between accelerators (bf16)."""
+COLLECTIVE_LATENCY_S = 8e-6
+"""Fixed latency of one small collective on a scale-up fabric, s (NCCL / custom
+all-reduce on NVLink: 5-10 µs)."""
+EXPERT_GEMM_TILE_ROWS = 64
+"""Rows (tokens) a grouped-GEMM tile computes at once (Hopper/Blackwell MMA M = 64):
+an expert that receives fewer tokens still pays for this many."""
+DEFAULT_SCALE_UP_GBPS = 50.0
+"""Link bandwidth assumed when the catalog gives none, GB/s per accelerator per direction
+(a 400 Gb/s NIC)."""
+ATTENTION_PRECISION = "bf16"
+"""Attention matmuls run at bf16 (FlashAttention / FlashMLA decode), whatever the weights."""
+
+FloatArray = NDArray[np.float64]
+
+
+# --- KV cache -------------------------------------------------------------------------
+
+
+def kv_bytes_per_token_per_layer(model: ModelSpec, kv_precision: str) -> float:
+    """KV-cache bytes one token adds to one attention layer.
+
+    GQA/MHA: ``2 · kv_heads · head_dim · b_kv`` (a key and a value vector per KV head);
+    MLA: ``(kv_lora_rank + qk_rope_head_dim) · b_kv`` (one latent plus the RoPE key).
+    """
+    b_kv = BYTES_PER_PARAM[kv_precision]
+    if model.kv_lora_rank is not None and model.qk_rope_head_dim is not None:
+        return (model.kv_lora_rank + model.qk_rope_head_dim) * b_kv
+    return 2.0 * model.kv_heads * model.head_dim * b_kv
+
+
+def kv_bytes_per_token(model: ModelSpec, kv_precision: str) -> float:
+    """KV bytes per token over all layers (while the sequence is shorter than any window).
+
+    GQA: ``2 · layers · kv_heads · head_dim · b_kv``; MLA: ``layers · (kv_lora_rank +
+    qk_rope_head_dim) · b_kv``. Llama-3.1-70B at bf16: 2·80·8·128·2 = 327,680 B.
+    """
+    return model.layers * kv_bytes_per_token_per_layer(model, kv_precision)
+
+
+def _attended(model: ModelSpec, context_tokens: ArrayLike) -> FloatArray:
+    """Σ over layers of the tokens each layer attends to / holds: full layers see all
+    ``L``, sliding-window layers at most ``W``: ``full · L + window · min(L, W)``."""
+    length = np.asarray(context_tokens, dtype=float)
+    window_layers = model.sliding_window_layers
+    full_layers = model.layers - window_layers
+    window = float(model.sliding_window_tokens or 0)
+    return full_layers * length + window_layers * np.minimum(length, window)
+
+
+def kv_bytes_per_sequence(
+    model: ModelSpec, context_tokens: ArrayLike, kv_precision: str
+) -> FloatArray:
+    """KV bytes of one sequence of ``L`` tokens: per-layer bytes × ``full·L + window·min(L, W)``."""
+    return kv_bytes_per_token_per_layer(model, kv_precision) * _attended(model, context_tokens)
+
+
+# --- Weights and memory ----------------------------------------------------------------
+
+
+def weight_bytes(model: ModelSpec, precision: str) -> float:
+    """Bytes of all weights: ``total_params · b_w``."""
+    return model.total_params_b * BILLION * BYTES_PER_PARAM[precision]
+
+
+def usable_memory_bytes(hw: HardwareSpec, accelerators: ArrayLike) -> FloatArray:
+    """Memory for weights and KV in g accelerators: ``g · memory · USABLE_MEMORY_FRACTION``."""
+    return np.asarray(accelerators, dtype=float) * hw.memory_gb * GB * USABLE_MEMORY_FRACTION
+
+
+@dataclass(frozen=True)
+class ReplicaSize:
+    """The smallest replica holding the weights and one full-context sequence, or why none does."""
+
+    accelerators: int
+    """Accelerators in the replica (0 when none fits)."""
+    needed_bytes: float
+    """Weights plus the KV of one ``context_tokens`` sequence, bytes."""
+    reason: str = ""
+
+
+def power_of_two_sizes(limit: int) -> list[int]:
+    """1, 2, 4, ... up to ``limit``."""
+    sizes, g = [], 1
+    while g <= limit:
+        sizes.append(g)
+        g *= 2
+    return sizes
+
+
+def replica_size(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    precision: str,
+    kv_precision: str,
+    context_tokens: float,
+) -> ReplicaSize:
+    """Smallest power-of-two ``g ≤ scale_up_domain`` with
+    ``weights + kv(context) ≤ g · memory · USABLE_MEMORY_FRACTION``.
+
+    Example: Llama-3.1-405B at fp8 (405 GB + 8.6 GB of KV at 131,072 tokens) needs
+    8 H100s (576 GB usable); at bf16 (810 GB + 17 GB) no 8-GPU replica holds it.
+    """
+    needed = weight_bytes(model, precision) + float(
+        kv_bytes_per_sequence(model, context_tokens, kv_precision)
+    )
+    sizes = power_of_two_sizes(hw.scale_up_domain)
+    for g in sizes:
+        if needed <= float(usable_memory_bytes(hw, g)):
+            return ReplicaSize(accelerators=g, needed_bytes=needed)
+    largest = sizes[-1]
+    where = f"the {hw.scale_up_domain}-accelerator scale-up domain"
+    if largest != hw.scale_up_domain:
+        where = f"a {largest}-accelerator replica (largest power of two in {where})"
+    reason = (
+        f"needs {needed / GB:,.0f} GB for weights + one {context_tokens:,.0f}-token sequence; "
+        f"{where} holds {float(usable_memory_bytes(hw, largest)) / GB:,.0f} GB"
+    )
+    return ReplicaSize(accelerators=0, needed_bytes=needed, reason=reason)
+
+
+# --- Mixture of experts ----------------------------------------------------------------
+
+
+def experts_touched(experts: int, experts_per_token: int, batch: ArrayLike) -> FloatArray:
+    """Expected distinct experts per layer that ``B`` tokens route to: ``E · (1 − (1 − k/E)^B)``.
+
+    Each token picks k of E experts; an expert is missed by one token with probability
+    ``1 − k/E`` (routing assumed uniform and independent across tokens).
+    """
+    b = np.asarray(batch, dtype=float)
+    if experts_per_token >= experts:  # every token uses every expert
+        return np.where(b > 0, float(experts), 0.0)
+    return experts * -np.expm1(b * np.log1p(-experts_per_token / experts))
+
+
+# --- FLOPs -----------------------------------------------------------------------------
+
+
+def decode_attention_flops_per_token(model: ModelSpec, context_tokens: ArrayLike) -> FloatArray:
+    """Attention FLOPs to decode one token that attends to ``L`` tokens.
+
+    GQA/MHA: ``2 · 2 · heads · head_dim`` per layer and attended token (QKᵀ and AV).
+    MLA in its absorbed decode form: ``2 · heads · (2 · kv_lora_rank + qk_rope_head_dim)``
+    per layer and attended token (scores over the latent plus RoPE key, then values
+    from the latent). Summed over layers with ``full · L + window · min(L, W)``.
+    DeepSeek-V3 at L = 2,000: 3.4e10 FLOPs, half its 7.4e10 weight FLOPs.
+    """
+    if model.kv_lora_rank is not None and model.qk_rope_head_dim is not None:
+        per = 2.0 * model.attention_heads * (2.0 * model.kv_lora_rank + model.qk_rope_head_dim)
+    else:
+        per = 4.0 * model.attention_heads * model.head_dim
+    return per * _attended(model, context_tokens)
+
+
+def prefill_attention_flops_per_token(model: ModelSpec, context_tokens: ArrayLike) -> FloatArray:
+    """Attention FLOPs of one prefill token attending to ``L`` tokens (MLA uncompressed:
+    query/key width ``head_dim + qk_rope_head_dim``, value width ``head_dim``)."""
+    rope = model.qk_rope_head_dim or 0
+    per = 2.0 * model.attention_heads * (2.0 * model.head_dim + rope)
+    return per * _attended(model, context_tokens)
+
+
+def peak_flops(hw: HardwareSpec, precision: str) -> float | None:
+    """Dense peak FLOP/s of one accelerator at ``precision`` (None if unsupported)."""
+    tflops = hw.peak_tflops(precision)
+    return None if tflops is None else tflops * TERA
+
+
+def attention_peak_flops(hw: HardwareSpec, precision: str) -> float | None:
+    """Peak FLOP/s for attention: the bf16 rate, else the weights' rate."""
+    return peak_flops(hw, ATTENTION_PRECISION) or peak_flops(hw, precision)
+
+
+# --- Decode step -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """Decode-step time of one replica as a function of batch, constants precomputed.
+
+    ``t_step(B) = max(t_mem, t_compute) + t_comm + t_overhead`` with
+
+    * ``t_mem = (W_read(B) + B · kv(L)) / (g · BW · η_bw)``;
+      ``W_read = (shared + touched(B) · expert) · b_w`` (dense: all weights);
+    * ``t_compute = F_w(B) / (g · peak · η_c) + B · F_attn(L) / (g · peak_bf16 · η_c)``;
+      ``F_w = 2 · P_active · B``, for MoE the routed part padded to at least
+      ``EXPERT_GEMM_TILE_ROWS`` rows per touched expert;
+    * ``t_comm``: tensor parallel (dense, g > 1) two all-reduces per layer of
+      ``B · hidden`` activations, ring traffic ``2 (g−1)/g`` of that; expert parallel
+      (MoE, g > 1) dispatch and combine per layer of each accelerator's ``B/g`` tokens to
+      the ``(g−1)(1 − (1 − 1/g)^k)`` other accelerators their experts live on, at
+      ``scale_up_gbps · η_comm``, plus ``COLLECTIVE_LATENCY_S`` per collective;
+    * MoE models: η_bw and η_c are scaled by η_moe.
+    """
+
+    accelerators: int
+    kv_bytes_per_sequence: float
+    dense_weight_bytes: float
+    expert_weight_bytes: float
+    experts: int
+    experts_per_token: int
+    dense_flops_per_token: float
+    expert_flops_per_row: float
+    attention_flops_per_token: float
+    bandwidth: float
+    compute: float
+    attention_compute: float
+    comm_latency_s: float
+    comm_s_per_token: float
+    overhead_s: float
+
+    def components(self, batch: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(t_mem, t_compute, t_comm)`` in seconds for batch ``B`` (broadcasts)."""
+        b = np.asarray(batch, dtype=float)
+        weight_bytes_read = np.full_like(b, self.dense_weight_bytes)
+        flops = self.dense_flops_per_token * b
+        if self.experts:
+            touched = experts_touched(self.experts, self.experts_per_token, b)
+            weight_bytes_read = weight_bytes_read + touched * self.expert_weight_bytes
+            rows = np.maximum(b * self.experts_per_token, touched * EXPERT_GEMM_TILE_ROWS)
+            flops = flops + rows * self.expert_flops_per_row
+        t_mem = (weight_bytes_read + b * self.kv_bytes_per_sequence) / self.bandwidth
+        t_compute = flops / self.compute + b * self.attention_flops_per_token / (
+            self.attention_compute
+        )
+        t_comm = np.where(b > 0, self.comm_latency_s + b * self.comm_s_per_token, 0.0)
+        return t_mem, t_compute, t_comm
+
+    def time(self, batch: ArrayLike) -> FloatArray:
+        """Seconds per decode step at batch ``B``."""
+        t_mem, t_compute, t_comm = self.components(batch)
+        return np.maximum(t_mem, t_compute) + t_comm + self.overhead_s
+
+    def binding(self, batch: int) -> str:
+        """Which term dominates the step at ``batch``: bandwidth, compute or interconnect."""
+        t_mem, t_compute, t_comm = (float(x) for x in self.components(batch))
+        if t_comm > max(t_mem, t_compute):
+            return "interconnect"
+        return "bandwidth" if t_mem >= t_compute else "compute"
+
+
+def link_bytes_per_s(hw: HardwareSpec) -> float:
+    """Scale-up bandwidth per accelerator, bytes/s (``DEFAULT_SCALE_UP_GBPS`` if unknown)."""
+    return (hw.scale_up_gbps or DEFAULT_SCALE_UP_GBPS) * GB
+
+
+def decode_step(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    accelerators: int,
+    precision: str,
+    kv_precision: str,
+    context_tokens: float,
+    efficiency: Efficiency,
+) -> DecodeStep:
+    """The :class:`DecodeStep` of a ``g``-accelerator replica at mean context ``L``.
+
+    Raises ValueError when the hardware has no compute at ``precision``.
+    """
+    peak = peak_flops(hw, precision)
+    attention_peak = attention_peak_flops(hw, precision)
+    if peak is None or attention_peak is None:
+        raise ValueError(f"{hw.id} has no {precision} or wider compute")
+    g = accelerators
+    b_w = BYTES_PER_PARAM[precision]
+    moe = efficiency.eta_moe if model.is_moe else 1.0
+    experts = model.experts or 0
+    k = model.experts_per_token or 0
+    expert_params = model.expert_params_b * BILLION
+    dense_params = model.shared_params_b * BILLION if experts else model.total_params_b * BILLION
+    link = link_bytes_per_s(hw) * efficiency.eta_comm
+    comm_latency, comm_per_token = 0.0, 0.0
+    if g > 1 and experts:
+        remote = (g - 1) * -np.expm1(k * np.log1p(-1.0 / g))
+        dispatch_bytes = min(b_w, ACTIVATION_BYTES)  # fp8 dispatch when weights are fp8
+        per_token = remote * model.hidden_size * (dispatch_bytes + ACTIVATION_BYTES) / g
+        comm_latency = model.layers * 2 * COLLECTIVE_LATENCY_S
+        comm_per_token = model.layers * float(per_token) / link
+    elif g > 1:
+        ring = 2.0 * (g - 1) / g
+        comm_latency = model.layers * 2 * COLLECTIVE_LATENCY_S
+        comm_per_token = model.layers * 2 * ring * model.hidden_size * ACTIVATION_BYTES / link
+    return DecodeStep(
+        accelerators=g,
+        kv_bytes_per_sequence=float(kv_bytes_per_sequence(model, context_tokens, kv_precision)),
+        dense_weight_bytes=dense_params * b_w,
+        expert_weight_bytes=expert_params * b_w,
+        experts=experts,
+        experts_per_token=k,
+        dense_flops_per_token=2.0 * dense_params,
+        expert_flops_per_row=2.0 * expert_params,
+        attention_flops_per_token=float(decode_attention_flops_per_token(model, context_tokens)),
+        bandwidth=g * hw.memory_tbps * TB * efficiency.eta_bw * moe,
+        compute=g * peak * efficiency.eta_c * moe,
+        attention_compute=g * attention_peak * efficiency.eta_c * moe,
+        comm_latency_s=comm_latency,
+        comm_s_per_token=comm_per_token,
+        overhead_s=efficiency.t_overhead_s,
+    )
+
+
+# --- Prefill ---------------------------------------------------------------------------
+
+
+def prefill_seconds_per_token(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    precision: str,
+    input_tokens_per_request: float,
+    cache_hit_rate: float,
+    efficiency: Efficiency,
+) -> float:
+    """Accelerator-seconds to prefill one uncached input token.
+
+    ``2 · P_active / (peak · MFU) + F_attn(c) / (peak_bf16 · MFU)``, MFU = ``prefill_mfu``
+    (times η_moe for MoE). The uncached tokens are the suffix of the prompt after a
+    cached prefix of share h, so they attend on average to ``c = n_in · (1 + h) / 2``
+    tokens. A replica of g accelerators takes ``1/g`` of this wall time per token.
+    Raises ValueError when the hardware has no compute at ``precision``.
+    """
+    peak = peak_flops(hw, precision)
+    attention_peak = attention_peak_flops(hw, precision)
+    if peak is None or attention_peak is None:
+        raise ValueError(f"{hw.id} has no {precision} or wider compute")
+    mfu = efficiency.prefill_mfu * (efficiency.eta_moe if model.is_moe else 1.0)
+    context = input_tokens_per_request * (1.0 + cache_hit_rate) / 2.0
+    attention = float(prefill_attention_flops_per_token(model, context))
+    return 2.0 * model.active_params_b * BILLION / (peak * mfu) + attention / (attention_peak * mfu)

@@ -1,0 +1,241 @@
+"""``planner throughput``, ``planner calibrate`` and ``planner perf-check`` run in-process."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import perf_cmds
+from planner.cli.common import run_guarded
+from planner.perf.inference import INFERENCE_COLUMNS
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+MLPERF = DATA / "mlperf-inference-v4.1.csv"
+
+SCENARIO = """\
+name: small
+horizon: {start: 2026, years: 2}
+sites:
+  - {name: s, power_cap_mw: 50}
+hardware:
+  - id: h100-hgx
+  - id: h200-hgx
+models:
+  - id: llama-3.1-70b
+  - id: llama-3.1-405b
+training:
+  - {name: pretrain, model: llama-3.1-70b, tokens: 1.0e12, precision: bf16, window: [2026, 2026]}
+inference:
+  - name: chat
+    model: llama-3.1-70b
+    tokens_per_day: 1.0e10
+    slo_tokens_per_s_per_user: 40
+  - name: big
+    model: llama-3.1-405b
+    precision: bf16
+    tokens_per_day: 1.0e9
+"""
+
+
+@pytest.fixture
+def cli() -> click.Group:
+    @click.group()
+    def group() -> None:
+        """Test group with the perf commands."""
+
+    perf_cmds.register(group)
+    return group
+
+
+def run(cli: click.Group, *args: str | Path) -> tuple[int, str, str]:
+    """Run as ``planner`` does (errors → message + exit code); capture both streams."""
+    with CliRunner().isolation() as (out, err, _):
+        code = run_guarded(cli, [str(a) for a in args])
+    return code, out.getvalue().decode(), err.getvalue().decode()
+
+
+@pytest.mark.parametrize("command", ["throughput", "calibrate", "perf-check"])
+def test_help_has_an_example(cli: click.Group, command: str) -> None:
+    code, out, _ = run(cli, command, "--help")
+    assert code == 0
+    assert "Example" in out and f"planner {command}" in out
+
+
+def test_perf_check_prints_rows_and_median(cli: click.Group) -> None:
+    code, out, _ = run(cli, "perf-check", MLPERF)
+    assert code == 0
+    assert "abs % error: median" in out
+    assert "h100-hgx" in out and "mixtral-8x7b" in out
+
+
+def test_perf_check_json(cli: click.Group) -> None:
+    code, out, _ = run(cli, "perf-check", MLPERF, "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert len(document["rows"]) == 10
+    assert document["summary"]["rows"] == 10
+    before = document["summary"]["median_abs_pct_error"]
+    print(f"MLPerf fixture, built-in factors: median abs error {before:.1f}%")
+    assert 0 < before < 50
+
+
+def test_calibrate_then_check_dense_rows_under_15_percent(cli: click.Group, tmp_path: Path) -> None:
+    calibration = tmp_path / "calibration.yaml"
+    code, out, err = run(cli, "calibrate", MLPERF, "--out", calibration)
+    assert code == 0, err
+    assert "abs % error before: median" in out and "abs % error after:" in out
+    assert calibration.is_file() and f"wrote {calibration}" in err
+    code, out, _ = run(cli, "perf-check", MLPERF, "--calibration", calibration, "--format", "json")
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    dense = [r["abs_pct_error"] for r in rows if r["model"] == "llama-2-70b"]
+    print(f"MLPerf dense rows after calibration: median {statistics.median(dense):.1f}%")
+    assert statistics.median(dense) < 15.0
+
+
+def test_calibrate_json(cli: click.Group, tmp_path: Path) -> None:
+    code, out, _ = run(cli, "calibrate", MLPERF, "--out", tmp_path / "c.yaml", "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["after"]["median_abs_pct_error"] < document["before"]["median_abs_pct_error"]
+    assert {g["family"] for g in document["groups"]} == {"hopper", "cdna3"}
+
+
+def test_perf_check_out_keeps_input_order_and_columns(cli: click.Group, tmp_path: Path) -> None:
+    bench = tmp_path / "bench.csv"
+    bench.write_text(
+        "note,hardware,model,precision,input_tokens,output_tokens,"
+        "tokens_per_s_per_accelerator,tokens_per_s_per_user,lab\n"
+        "z-first,mi300x-oam8,llama-2-70b,fp8,300,290,2976.5,,amd\n"
+        'a-second,h100-hgx,llama-3.1-405b,bf16,1000,1000,100,,"x, quoted"\n'
+        "m-third,h100-hgx,llama-2-70b,fp8,300,290,2698.5,6.2,nv\n",
+        encoding="utf-8",
+    )
+    out_file = tmp_path / "checked.csv"
+    code, _, err = run(cli, "perf-check", bench, "--out", out_file, "--format", "csv")
+    assert code == 0, err
+    with out_file.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    header = out_file.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[:9] == [
+        "note",
+        "hardware",
+        "model",
+        "precision",
+        "input_tokens",
+        "output_tokens",
+        "tokens_per_s_per_accelerator",
+        "tokens_per_s_per_user",
+        "lab",
+    ]
+    assert header[9:] == [
+        "predicted_tokens_per_s_per_accelerator",
+        "abs_pct_error",
+        "binding",
+        "reason",
+    ]
+    assert [r["note"] for r in rows] == ["z-first", "a-second", "m-third"]
+    assert rows[1]["lab"] == "x, quoted" and rows[1]["tokens_per_s_per_user"] == ""
+    cannot = rows[1]
+    assert cannot["predicted_tokens_per_s_per_accelerator"] == ""
+    assert cannot["abs_pct_error"] == ""
+    assert cannot["reason"].startswith("needs ")
+    for row in (rows[0], rows[2]):
+        assert float(row["predicted_tokens_per_s_per_accelerator"]) > 0
+        assert float(row["abs_pct_error"]) >= 0 and row["reason"] == ""
+
+
+def test_bad_benchmark_csv_exits_2_naming_line_and_column(cli: click.Group, tmp_path: Path) -> None:
+    bench = tmp_path / "bench.csv"
+    bench.write_text(
+        "hardware,model,precision,input_tokens,output_tokens,tokens_per_s_per_accelerator\n"
+        "h100-hgx,llama-2-70b,fp8,300,290,3000\n"
+        "h100-hgx,lama-2-70b,fp8,300,290,3000\n",
+        encoding="utf-8",
+    )
+    for command in ("perf-check", "calibrate"):
+        extra = ["--out", str(tmp_path / "c.yaml")] if command == "calibrate" else []
+        code, out, err = run(cli, command, bench, *extra)
+        assert code == 2
+        assert out == ""
+        assert str(bench) in err and "line 3" in err and "column model" in err
+        assert "did you mean 'llama-2-70b'" in err
+        assert "Traceback" not in err
+    code, _, err = run(cli, "perf-check", tmp_path / "missing.csv")
+    assert code == 2 and "cannot read the CSV" in err
+
+
+def write_scenario(tmp_path: Path, extra: str = "") -> Path:
+    folder = tmp_path / "scenarios"
+    folder.mkdir(exist_ok=True)
+    path = folder / "small.yaml"
+    path.write_text(SCENARIO + extra, encoding="utf-8")
+    return path
+
+
+def test_throughput_json(cli: click.Group, tmp_path: Path) -> None:
+    code, out, err = run(cli, "throughput", write_scenario(tmp_path), "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["year"] == 2026
+    inference = document["inference"]
+    assert len(inference) == 4
+    assert set(INFERENCE_COLUMNS) <= set(inference[0])
+    chat = next(r for r in inference if r["workload"] == "chat" and r["hardware"] == "h100-hgx")
+    assert (
+        chat["servable"]
+        and chat["usd_per_mtok_output"] > 0
+        and chat["usd_per_accelerator_hour"] > 0
+    )
+    assert chat["usd_per_mtok_all_tokens"] == pytest.approx(chat["usd_per_mtok_output"] / 4)
+    big = next(r for r in inference if r["workload"] == "big" and r["hardware"] == "h100-hgx")
+    assert not big["servable"] and big["usd_per_mtok_output"] is None and big["reason"]
+    training = document["training"]
+    assert {r["run"] for r in training} == {"pretrain"}
+    assert {"days_to_finish", "goodput", "cluster_units", "accelerator_hours"} <= set(training[0])
+
+
+def test_throughput_table_and_csv(cli: click.Group, tmp_path: Path) -> None:
+    path = write_scenario(tmp_path)
+    code, out, _ = run(cli, "throughput", path)
+    assert code == 0 and "Inference throughput" in out and "Training throughput" in out
+    code, out, _ = run(
+        cli, "throughput", path, "--only", "inference", "--format", "csv", "--year", "2027"
+    )
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("workload,hardware,model,precision,servable")
+    assert len(lines) == 5
+
+
+def test_throughput_uses_scenario_calibration_relative_to_file(
+    cli: click.Group, tmp_path: Path
+) -> None:
+    path = write_scenario(tmp_path, "calibration: slow.yaml\n")
+    (path.parent / "slow.yaml").write_text(
+        "format: planner-calibration/1\nshared: {eta_bw: 0.2, eta_c: 0.1, prefill_mfu: 0.1}\n"
+        "families: {hopper: {all: {eta_bw: 0.2, eta_c: 0.1}}}\n",
+        encoding="utf-8",
+    )
+    code, out, err = run(cli, "throughput", path, "--format", "json", "--only", "inference")
+    assert code == 0, err
+    assert "calibration: slow.yaml" in err
+    slow = json.loads(out)["inference"]
+    code, out, _ = run(
+        cli, "throughput", write_scenario(tmp_path), "--format", "json", "--only", "inference"
+    )
+    fast = json.loads(out)["inference"]
+    assert slow[0]["output_tokens_per_s_per_unit"] < fast[0]["output_tokens_per_s_per_unit"]
+
+
+def test_throughput_bad_year_and_bad_scenario(cli: click.Group, tmp_path: Path) -> None:
+    code, _, err = run(cli, "throughput", write_scenario(tmp_path), "--year", "2040")
+    assert code == 2 and "outside the scenario horizon" in err
+    code, _, err = run(cli, "throughput", tmp_path / "none.yaml")
+    assert code == 2

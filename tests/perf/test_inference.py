@@ -1,0 +1,406 @@
+"""The inference performance model: hand-worked sizes and the properties of DESIGN 4.2."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.catalog import hardware_catalog, model_catalog
+from planner.perf import throughput_tables
+from planner.perf.efficiency import Efficiency, EfficiencyTable, save_calibration
+from planner.perf.inference import (
+    INFERENCE_COLUMNS,
+    ServingCase,
+    experts_touched,
+    inference_table,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    replica_size,
+    serve,
+)
+from planner.perf.roofline import decode_step
+from planner.scenario.schema import Scenario
+
+HW = hardware_catalog()
+MODELS = model_catalog()
+DEFAULTS = EfficiencyTable()
+THROUGHPUT_COLUMNS = [c for c in INFERENCE_COLUMNS if "tokens_per_s" in c]
+
+
+def eff(hw_id: str, precision: str = "fp8") -> Efficiency:
+    return DEFAULTS.lookup(HW[hw_id].family, precision)
+
+
+def case(**changes: Any) -> ServingCase:
+    values: dict[str, Any] = {
+        "precision": "fp8",
+        "kv_precision": "fp8",
+        "input_tokens_per_request": 2000.0,
+        "output_tokens_per_request": 500.0,
+        "cache_hit_rate": 0.0,
+        "slo_tokens_per_s_per_user": 30.0,
+    }
+    values.update(changes)
+    return ServingCase(**values)
+
+
+def scenario(
+    hardware: list[str],
+    models: list[str],
+    training: list[dict[str, Any]] | None = None,
+    **workload: Any,
+) -> Scenario:
+    """A minimal valid scenario serving each of ``models`` on ``hardware``."""
+    return Scenario.model_validate(
+        {
+            "name": "t",
+            "horizon": {"start": 2026, "years": 1},
+            "sites": [{"name": "s", "power_cap_mw": 100.0}],
+            "hardware": [{"id": h} for h in hardware],
+            "models": [{"id": m} for m in models],
+            "inference": [
+                {"name": f"w-{m}", "model": m, "tokens_per_day": 1.0e9, **workload} for m in models
+            ],
+            "training": training or [],
+        }
+    )
+
+
+# --- hand-worked numbers -------------------------------------------------------------
+
+
+def test_kv_bytes_gqa_llama_3_1_70b() -> None:
+    # 2 (K and V) · 80 layers · 8 KV heads · 128 head dim · 2 bytes (bf16)
+    assert kv_bytes_per_token(MODELS["llama-3.1-70b"], "bf16") == 2 * 80 * 8 * 128 * 2 == 327_680
+    assert kv_bytes_per_token(MODELS["llama-3.1-70b"], "fp8") == 163_840
+
+
+@pytest.mark.parametrize("precision, b", [("bf16", 2.0), ("fp8", 1.0)])
+def test_kv_bytes_mla_deepseek_v3(precision: str, b: float) -> None:
+    # 61 layers · (512 latent + 64 RoPE key) · b
+    assert kv_bytes_per_token(MODELS["deepseek-v3"], precision) == 61 * 576 * b
+
+
+def test_kv_bytes_sliding_window_layers_cap_at_window() -> None:
+    model = MODELS["gpt-oss-120b"]  # 36 layers, 18 with a 128-token window; 8 KV heads × 64
+    per_layer = 2 * 8 * 64 * 1.0
+    assert kv_bytes_per_sequence(model, 100, "fp8") == pytest.approx(per_layer * 36 * 100)
+    expected = per_layer * (18 * 10_000 + 18 * 128)
+    assert kv_bytes_per_sequence(model, 10_000, "fp8") == pytest.approx(expected)
+    lengths = np.array([100.0, 10_000.0])
+    assert kv_bytes_per_sequence(model, lengths, "fp8")[1] == pytest.approx(expected)
+
+
+def test_replica_llama_405b_fp8_needs_8_h100() -> None:
+    size = replica_size(MODELS["llama-3.1-405b"], HW["h100-hgx"], "fp8", "fp8", 131_072)
+    assert size.accelerators == 8  # 405 GB + 33.8 GB of KV: > 4 × 72 GB, ≤ 8 × 72 GB
+
+
+def test_replica_llama_405b_bf16_with_128k_does_not_fit_h100() -> None:
+    size = replica_size(MODELS["llama-3.1-405b"], HW["h100-hgx"], "bf16", "bf16", 131_072)
+    assert size.accelerators == 0
+    # 810 GB of weights + 126·2·8·128·2 B · 131,072 = 67.6 GB of KV; 8 × 80 GB × 0.9 = 576 GB
+    assert size.reason == (
+        "needs 878 GB for weights + one 131,072-token sequence; "
+        "the 8-accelerator scale-up domain holds 576 GB"
+    )
+
+
+def test_replica_smallest_power_of_two() -> None:
+    # Llama-3.1-70B fp8: 70.6 GB + 131,072 · 163,840 B = 92.1 GB > 72 GB → 2 H100s
+    assert (
+        replica_size(MODELS["llama-3.1-70b"], HW["h100-hgx"], "fp8", "fp8", 131_072).accelerators
+        == 2
+    )
+    # a 4k context fits one H100 (70.6 + 0.7 GB ≤ 72 GB)
+    assert (
+        replica_size(MODELS["llama-3.1-70b"], HW["h100-hgx"], "fp8", "fp8", 4096).accelerators == 1
+    )
+
+
+def test_experts_touched_formula() -> None:
+    assert experts_touched(256, 8, 1) == pytest.approx(8.0)
+    assert experts_touched(256, 8, 0) == pytest.approx(0.0)
+    assert experts_touched(8, 2, 2) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
+    assert experts_touched(256, 8, 10_000) == pytest.approx(256.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    experts=st.integers(1, 512),
+    data=st.data(),
+    batch=st.integers(1, 100_000),
+)
+def test_experts_touched_bounds(experts: int, data: st.DataObject, batch: int) -> None:
+    k = data.draw(st.integers(1, experts))
+    touched = float(experts_touched(experts, k, batch))
+    direct = experts * (1 - (1 - k / experts) ** batch)
+    assert touched == pytest.approx(direct, rel=1e-9, abs=1e-9)
+    assert min(k, experts) - 1e-9 <= touched <= experts + 1e-9
+    assert float(experts_touched(experts, k, batch + 1)) >= touched - 1e-12
+
+
+# --- decode step properties -----------------------------------------------------------
+
+
+def test_batch_one_70b_on_h100_is_bandwidth_bound_and_huge_batch_compute_bound() -> None:
+    step = decode_step(
+        MODELS["llama-3.1-70b"], HW["h100-hgx"], 8, "fp8", "fp8", 2000, eff("h100-hgx")
+    )
+    assert step.binding(1) == "bandwidth"
+    assert step.binding(4096) == "compute"
+
+
+PAIRS = [
+    (m, h)
+    for m in ("llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b", "llama-3.1-8b")
+    for h in ("h100-hgx", "h200-hgx", "gb200-nvl72", "mi300x-oam8", "tpu-v6e-pod256")
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pair=st.sampled_from(PAIRS),
+    g=st.sampled_from([1, 2, 8, 16, 64]),
+    batch=st.integers(1, 20_000),
+    context=st.floats(1.0, 100_000.0),
+)
+def test_per_replica_throughput_rises_and_speed_falls_with_batch(
+    pair: tuple[str, str], g: int, batch: int, context: float
+) -> None:
+    model, hw = MODELS[pair[0]], HW[pair[1]]
+    step = decode_step(model, hw, g, "fp8", "fp8", context, eff(hw.id))
+    t1, t2 = float(step.time(batch)), float(step.time(batch + 1))
+    assert t2 >= t1 > 0  # tokens/s/user falls
+    assert (batch + 1) / t2 >= batch / t1 * (1 - 1e-12)  # tokens/s per replica rises
+
+
+def test_batch_search_decode_rate_grows_as_slo_loosens() -> None:
+    model, hw = MODELS["llama-3.1-70b"], HW["h100-hgx"]
+    results = [
+        serve(model, hw, case(slo_tokens_per_s_per_user=s), eff(hw.id)) for s in (80, 40, 20)
+    ]
+    assert all(r.servable for r in results)
+    assert [r.batch for r in results] == sorted(r.batch for r in results)
+    speeds = [r.tokens_per_s_per_user for r in results]
+    assert all(speed >= slo for speed, slo in zip(speeds, (80, 40, 20), strict=True))
+
+
+def test_h200_never_below_h100() -> None:
+    # Same FLOPS, more bandwidth and memory.
+    for model_id in ("llama-3.1-70b", "llama-2-70b", "mixtral-8x7b", "llama-3.1-8b"):
+        for slo in (None, 10.0, 50.0):
+            c = case(slo_tokens_per_s_per_user=slo)
+            h100 = serve(MODELS[model_id], HW["h100-hgx"], c, eff("h100-hgx"))
+            h200 = serve(MODELS[model_id], HW["h200-hgx"], c, eff("h200-hgx"))
+            assert (
+                h200.output_tokens_per_s_per_accelerator >= h100.output_tokens_per_s_per_accelerator
+            )
+            assert (
+                h200.decode_tokens_per_s_per_accelerator >= h100.decode_tokens_per_s_per_accelerator
+            )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    pair=st.sampled_from(PAIRS),
+    factor=st.floats(1.0, 4.0),
+    slo=st.sampled_from([None, 5.0, 20.0, 60.0]),
+)
+def test_more_bandwidth_never_lowers_throughput(
+    pair: tuple[str, str], factor: float, slo: float | None
+) -> None:
+    model, hw = MODELS[pair[0]], HW[pair[1]]
+    faster = hw.model_copy(update={"memory_tbps": hw.memory_tbps * factor})
+    c = case(slo_tokens_per_s_per_user=slo)
+    base, more = serve(model, hw, c, eff(hw.id)), serve(model, faster, c, eff(hw.id))
+    assert more.decode_tokens_per_s_per_accelerator >= base.decode_tokens_per_s_per_accelerator * (
+        1 - 1e-9
+    )
+    assert more.output_tokens_per_s_per_accelerator >= base.output_tokens_per_s_per_accelerator * (
+        1 - 1e-9
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    pair=st.sampled_from(PAIRS),
+    hits=st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)),
+    ratio=st.floats(0.0, 30.0),
+)
+def test_higher_cache_hit_rate_never_lowers_throughput(
+    pair: tuple[str, str], hits: tuple[float, float], ratio: float
+) -> None:
+    model, hw = MODELS[pair[0]], HW[pair[1]]
+    low, high = sorted(hits)
+    kwargs = {"input_tokens_per_request": ratio * 500.0}
+    a = serve(model, hw, case(cache_hit_rate=low, **kwargs), eff(hw.id))
+    b = serve(model, hw, case(cache_hit_rate=high, **kwargs), eff(hw.id))
+    assert b.output_tokens_per_s_per_accelerator >= a.output_tokens_per_s_per_accelerator * (
+        1 - 1e-9
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(pair=st.sampled_from(PAIRS), slos=st.tuples(st.floats(1.0, 300.0), st.floats(1.0, 300.0)))
+def test_tighter_slo_never_raises_throughput(
+    pair: tuple[str, str], slos: tuple[float, float]
+) -> None:
+    model, hw = MODELS[pair[0]], HW[pair[1]]
+    loose, tight = sorted(slos)
+    a = serve(model, hw, case(slo_tokens_per_s_per_user=loose), eff(hw.id))
+    b = serve(model, hw, case(slo_tokens_per_s_per_user=tight), eff(hw.id))
+    assert b.output_tokens_per_s_per_accelerator <= a.output_tokens_per_s_per_accelerator * (
+        1 + 1e-9
+    )
+    assert b.decode_tokens_per_s_per_accelerator <= a.decode_tokens_per_s_per_accelerator * (
+        1 + 1e-9
+    )
+    if b.servable:
+        assert b.tokens_per_s_per_user >= tight
+
+
+# --- reasons ------------------------------------------------------------------------------
+
+
+def test_unreachable_slo_reason_names_batch_one_speed() -> None:
+    result = serve(
+        MODELS["llama-3.1-405b"],
+        HW["h100-hgx"],
+        case(slo_tokens_per_s_per_user=5000),
+        eff("h100-hgx"),
+    )
+    assert not result.servable
+    assert result.binding == "latency"
+    assert result.reason.startswith("SLO of 5,000 tok/s/user unreachable: batch 1 gives ")
+    speed = int(result.reason.rsplit(" ", 1)[1].replace(",", ""))
+    assert 10 < speed < 5000
+    assert result.prefill_tokens_per_s_per_accelerator > 0  # the weights fit: prefill still works
+    assert result.decode_tokens_per_s_per_accelerator == 0
+
+
+def test_prefill_only_part_has_prefill_throughput_only() -> None:
+    result = serve(MODELS["llama-3.1-70b"], HW["rubin-cpx"], case(), eff("rubin-cpx"))
+    assert not result.servable
+    assert "prefill-only" in result.reason
+    assert result.prefill_tokens_per_s_per_accelerator > 0
+    assert result.output_tokens_per_s_per_replica == result.decode_tokens_per_s_per_accelerator == 0
+
+
+def test_request_longer_than_model_context_is_not_servable() -> None:
+    result = serve(
+        MODELS["llama-2-70b"], HW["h200-hgx"], case(input_tokens_per_request=8000), eff("h200-hgx")
+    )
+    assert not result.servable
+    assert "exceed the model's 4,096-token context" in result.reason
+
+
+# --- the table -------------------------------------------------------------------------
+
+
+def test_table_columns_and_values() -> None:
+    table = inference_table(
+        scenario(["h100-hgx", "rubin-cpx"], ["llama-3.1-70b", "llama-3.1-405b"], precision="bf16")
+    )
+    assert list(table.columns) == INFERENCE_COLUMNS
+    assert len(table) == 4
+    assert table["servable"].dtype == bool
+    row = table.set_index(["workload", "hardware"]).loc[("w-llama-3.1-70b", "h100-hgx")]
+    assert row["servable"] and row["reason"] == ""
+    g = row["replica_accelerators"]
+    assert row["decode_tokens_per_s_per_replica"] * 8 / g <= row["decode_tokens_per_s_per_unit"] * (
+        1 + 1e-9
+    )
+    assert row["output_tokens_per_s_per_unit"] <= row["decode_tokens_per_s_per_unit"]
+    big = table.set_index(["workload", "hardware"]).loc[("w-llama-3.1-405b", "h100-hgx")]
+    assert not big["servable"] and big["reason"].startswith("needs ")
+    assert big[THROUGHPUT_COLUMNS].sum() == 0
+
+
+def test_replica_larger_than_unit_divides_per_unit_throughput() -> None:
+    # 70 GB of fp8 weights in 0.23 GB SRAM chips: a replica spans several 64-chip racks.
+    table = inference_table(scenario(["groq-lpu-rack"], ["llama-3.1-70b"], context_tokens=8192.0))
+    row = table.iloc[0]
+    assert row["servable"], row["reason"]
+    assert row["replica_accelerators"] > 64
+    expected = row["decode_tokens_per_s_per_replica"] * 64 / row["replica_accelerators"]
+    assert row["output_tokens_per_s_per_unit"] < expected
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp8", "fp4"])
+def test_every_catalog_pair_is_finite_and_non_negative(precision: str) -> None:
+    table = inference_table(scenario(list(HW), list(MODELS), precision=precision))
+    assert len(table) == len(HW) * len(MODELS)
+    values = table[THROUGHPUT_COLUMNS].to_numpy(dtype=float)
+    assert np.isfinite(values).all() and (values >= 0).all()
+    bad = table[~table["servable"]]
+    assert (
+        (bad[["output_tokens_per_s_per_unit", "decode_tokens_per_s_per_unit", "batch"]] == 0)
+        .all()
+        .all()
+    )
+    assert (bad["reason"] != "").all() and (table[table["servable"]]["reason"] == "").all()
+    assert table["servable"].any()
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    precision=st.sampled_from(["bf16", "fp8", "fp4"]),
+    slo=st.floats(1.0, 500.0),
+    ratio=st.floats(0.0, 50.0),
+    output=st.floats(1.0, 20_000.0),
+    hit=st.floats(0.0, 1.0),
+)
+def test_random_workloads_never_give_nan_or_negative(
+    precision: str, slo: float, ratio: float, output: float, hit: float
+) -> None:
+    table = inference_table(
+        scenario(
+            list(HW),
+            list(MODELS),
+            precision=precision,
+            slo_tokens_per_s_per_user=slo,
+            input_tokens_per_output_token=ratio,
+            output_tokens_per_request=output,
+            cache_hit_rate=hit,
+        )
+    )
+    values = table[THROUGHPUT_COLUMNS].to_numpy(dtype=float)
+    assert np.isfinite(values).all() and (values >= 0).all()
+    served = table[table["servable"]]
+    assert (served["tokens_per_s_per_user"] >= slo * (1 - 1e-9)).all()
+
+
+def test_efficiency_argument_and_calibration_path(tmp_path: Any) -> None:
+    s = scenario(["h100-hgx"], ["llama-3.1-70b"])
+    base = inference_table(s)
+    slow = inference_table(s, Efficiency(eta_bw=0.3, eta_c=0.2, prefill_mfu=0.2))
+    assert (
+        slow["output_tokens_per_s_per_unit"].iloc[0] < base["output_tokens_per_s_per_unit"].iloc[0]
+    )
+    path = tmp_path / "cal.yaml"
+    save_calibration(
+        EfficiencyTable(
+            families={"hopper": {"all": {"eta_bw": 0.3, "eta_c": 0.2, "prefill_mfu": 0.2}}}
+        ),
+        path,
+    )
+    from_file = inference_table(s, calibration_path=path)
+    assert from_file["output_tokens_per_s_per_unit"].iloc[0] == pytest.approx(
+        slow["output_tokens_per_s_per_unit"].iloc[0]
+    )
+
+
+def test_throughput_tables_returns_inference_and_training() -> None:
+    run = {"name": "r", "model": "llama-3.1-8b", "tokens": 1.0e12, "window": [2026, 2026]}
+    s = scenario(["h100-hgx"], ["llama-3.1-8b"], training=[run])
+    inference, training = throughput_tables(s)
+    assert list(inference.columns) == INFERENCE_COLUMNS
+    assert isinstance(training, pd.DataFrame) and list(training["run"]) == ["r"]
+    assert math.isfinite(float(training["training_tokens_per_s_per_unit"].iloc[0]))
