@@ -336,9 +336,9 @@ def _efficiency_source(
                 None,
                 Problem(
                     path="calibration",
-                    message="calibration file not found relative to the working directory",
+                    message="calibration file not found",
                     found=str(path),
-                    hint="pass calibration_path resolved against the scenario file's folder",
+                    hint="load_scenario resolves it against the scenario file; check the path",
                 ),
             )
         return load_calibration(path)
@@ -354,7 +354,7 @@ def inference_table(
 
     ``efficiency``: fixed factors for every row, or a table looked up per hardware
     family and precision; default: ``calibration_path`` (or the scenario's
-    ``calibration`` key, read relative to the working directory), else built-ins.
+    ``calibration`` key, which load_scenario resolves against the scenario file), else built-ins.
     Non-servable rows have ``servable`` False, a ``reason``, batch 0 and zero
     throughputs, except ``prefill_tokens_per_s_per_unit``, which is positive whenever a
     replica holds the weights (prefill-only parts; SLO misses; ``replica_accelerators``

@@ -348,6 +348,10 @@ def load_scenario(path: str | Path) -> Scenario:
                 Problem(**{**p.__dict__, "line": p.line or line, "file": p.file or pfile})
             )
         raise InputError(file, located)
+    if scenario.calibration is not None:
+        # Relative to the scenario file, so the scenario runs from any directory.
+        calibration = str((path.parent / scenario.calibration).resolve())
+        scenario = scenario.model_copy(update={"calibration": calibration})
     return scenario
 
 
