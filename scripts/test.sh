@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
+# The workbook tests recalculate formulas in a real spreadsheet engine. CI installs
+# LibreOffice (Debian package, headless); elsewhere those tests skip and say why.
+if [ "${CI:-}" = "true" ] && ! command -v soffice >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui) >/dev/null
+fi
 .venv/bin/ruff check planner tests bench
 .venv/bin/ruff format --check planner tests bench
 .venv/bin/python -m pytest -q "$@"

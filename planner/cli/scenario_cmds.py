@@ -124,6 +124,7 @@ def _problems(exc: InputError) -> list[dict[str, Any]]:
             "found": p.found,
             "expected": p.expected,
             "hint": p.hint,
+            "where": p.where,
         }
         for p in exc.problems
     ]

@@ -526,7 +526,7 @@ def test_bad_file_as_json(tmp_path: Path, baseline_text: str, run_cli) -> None:
     assert problem["path"] == "inference[1].cache_hit_rate"
     assert problem["line"] == line_number(file, "cache_hit_rate: 1.5")
     assert problem["found"] == "1.5"
-    assert set(problem) == {"file", "line", "path", "message", "found", "expected", "hint"}
+    assert set(problem) == {"file", "line", "path", "message", "found", "expected", "hint", "where"}
 
 
 def test_markup_like_text_is_printed_verbatim(tmp_path: Path, run_cli) -> None:
