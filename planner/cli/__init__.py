@@ -13,7 +13,14 @@ import sys
 import click
 
 from planner import __version__
-from planner.cli import catalog_cmds, economics_cmds, perf_cmds, scenario_cmds, template_cmds
+from planner.cli import (
+    catalog_cmds,
+    economics_cmds,
+    perf_cmds,
+    run_cmds,
+    scenario_cmds,
+    template_cmds,
+)
 from planner.cli.common import run_guarded
 
 
@@ -28,7 +35,7 @@ def cli() -> None:
     """
 
 
-for module in (scenario_cmds, catalog_cmds, economics_cmds, perf_cmds, template_cmds):
+for module in (scenario_cmds, catalog_cmds, economics_cmds, perf_cmds, run_cmds, template_cmds):
     module.register(cli)
 
 

@@ -214,7 +214,7 @@ def test_validate_json_is_one_document_with_documented_keys(run_cli) -> None:
     ]
     chat = base["inference_workloads"][0]
     assert chat["tokens_per_day_first_year"] == pytest.approx(3.0e11)
-    assert chat["tokens_per_day_last_year"] == pytest.approx(7.0e13)
+    assert chat["tokens_per_day_last_year"] == pytest.approx(1.5e13)
     assert by_name["power_constrained"]["sites"]["texas"]["2031"] == 150.0
     assert "tpu-ironwood-slice256" in by_name["vendor_shootout"]["hardware"]
 
@@ -231,7 +231,7 @@ def test_one_e_nine_unquoted_is_a_float(tmp_path: Path, run_cli) -> None:
 
     text = (SCENARIOS / "baseline.yaml").read_text(encoding="utf-8")
     text = text.replace("tokens: 1.5e13", "tokens: 1e9").replace(
-        "{2026: 3.0e11, 2031: 7.0e13}", "{2026: 3e11, 2031: 7E+13}"
+        "{2026: 3.0e11, 2031: 1.5e13}", "{2026: 3e11, 2031: 15E+12}"
     )
     path = tmp_path / "e9.yaml"
     path.write_text(text, encoding="utf-8")
@@ -239,7 +239,7 @@ def test_one_e_nine_unquoted_is_a_float(tmp_path: Path, run_cli) -> None:
     scenario = load_scenario(path)
     assert scenario.training[0].tokens == 1e9
     assert isinstance(scenario.training[0].tokens, float)
-    assert scenario.inference[0].tokens_per_day == {2026: 3e11, 2031: 7e13}
+    assert scenario.inference[0].tokens_per_day == {2026: 3e11, 2031: 1.5e13}
 
 
 def test_utf8_bom_is_accepted(tmp_path: Path, run_cli) -> None:

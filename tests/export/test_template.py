@@ -342,7 +342,7 @@ def test_analyst_edits_are_read(baseline_book: Path) -> None:
     wb.save(baseline_book)
     scenario = load_scenario(baseline_book)
     assert scenario.finance.wacc == 0.07
-    assert scenario.inference[0].tokens_per_day == {2026: 3.0e11, 2028: 4.0e12, 2031: 7.0e13}
+    assert scenario.inference[0].tokens_per_day == {2026: 3.0e11, 2028: 4.0e12, 2031: 1.5e13}
     assert scenario.sites[0].pue == 1.3
     assert scenario.training[-1].window == [2027, 2028]
 

@@ -224,7 +224,7 @@ CASES = [
     ),
     Bad(
         "infinite demand",
-        baseline_with(("{2026: 1.0e11, 2031: 3.0e13}", ".inf")),
+        baseline_with(("{2026: 1.0e11, 2031: 2.0e12}", ".inf")),
         "inference[1].tokens_per_day",
         ("finite",),
         line_of=".inf",
@@ -330,10 +330,10 @@ CASES = [
     ),
     Bad(
         "year key outside the horizon",
-        baseline_with(("{2026: 3.0e11, 2031: 7.0e13}", "{2026: 3.0e11, 2035: 7.0e13}")),
+        baseline_with(("{2026: 3.0e11, 2031: 1.5e13}", "{2026: 3.0e11, 2035: 1.5e13}")),
         "inference[0].tokens_per_day.2035",
         ("found:    2035", "2026..2031"),
-        line_of="2035: 7.0e13",
+        line_of="2035: 1.5e13",
     ),
     Bad(
         "existing fleet installed after the horizon starts",

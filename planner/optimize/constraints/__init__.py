@@ -1,0 +1,25 @@
+"""Constraint families of the fleet model, one module each (DESIGN.md section 5).
+
+Each module has one public function ``add_<family>(m, data)`` whose docstring holds
+its maths. They read only the sparse lookups of :class:`ModelData`.
+"""
+
+from planner.optimize.constraints.budget import add_budget
+from planner.optimize.constraints.capacity import add_capacity
+from planner.optimize.constraints.fleet import add_fleet
+from planner.optimize.constraints.inference import add_inference
+from planner.optimize.constraints.power import add_power
+from planner.optimize.constraints.supply import add_supply
+from planner.optimize.constraints.training import add_training
+from planner.optimize.constraints.vendor_share import add_vendor_share
+
+__all__ = [
+    "add_budget",
+    "add_capacity",
+    "add_fleet",
+    "add_inference",
+    "add_power",
+    "add_supply",
+    "add_training",
+    "add_vendor_share",
+]

@@ -1,0 +1,52 @@
+"""Read a solved Pyomo model back into plain dicts (the last step that touches Pyomo)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyomo.environ as pyo
+
+from planner.optimize.data import ModelData
+
+ZERO = 1e-7
+"""Values smaller than this (in their own unit) are solver noise and reported as zero."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Variable values by index, zeros dropped; units as in :mod:`variables`."""
+
+    buy: dict[Any, float]
+    kept: dict[Any, float]
+    rent: dict[Any, float]
+    y: dict[Any, float]
+    x_train: dict[Any, float]
+    x_inf: dict[Any, float]
+    unmet_inf: dict[Any, float]
+    unmet_train: dict[Any, float]
+
+
+def _values(var: pyo.Var, integer: bool) -> dict[Any, float]:
+    out: dict[Any, float] = {}
+    for key, v in var.items():
+        value = v.value
+        if value is None or abs(value) < ZERO:
+            continue
+        out[key] = float(round(value)) if integer else float(value)
+    return out
+
+
+def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
+    """The solution loaded in ``model``; purchases rounded to whole units unless relaxed."""
+    whole = not data.relax
+    return Solution(
+        buy=_values(model.buy, whole),
+        kept=_values(model.kept, whole),
+        rent=_values(model.rent, False),
+        y=_values(model.y, whole),
+        x_train=_values(model.x_train, False),
+        x_inf=_values(model.x_inf, False),
+        unmet_inf=_values(model.unmet_inf, False),
+        unmet_train=_values(model.unmet_train, False),
+    )

@@ -1,0 +1,100 @@
+"""Objective: net present value of the fleet's cash costs, plus penalties for unmet work.
+
+With DF_t = (1 + wacc)^−(start_t − start of horizon) — every cash flow of a period is
+booked at the period's start, so the first period is undiscounted — and L_t the
+period length in years::
+
+    min  Σ_t DF_t · ( capex_t + L_t · (rent_t + energy_t + facility_t + maintenance_t) )
+         − DF_end · residual
+         + Σ_{w,t} DF_t · P_inf · L_t · 365.25 · unmet_inf[w,t] / p2a_w
+         + Σ_r DF_{end of window r} · P_train · unmet_train[r]
+
+* capex_t = Σ price[h,t] · buy[h,s,t], paid in the period of purchase (cash, not capital
+  recovery);
+* rent_t = Σ rent[h,t] · $/accelerator-hour · 8760 · accelerators;
+* energy_t = Σ installed · power_kw · PUE_s · utilisation · 8760 · $/kWh(s,t);
+* facility_t = Σ installed · power_kw · $/kW-year(s,t);
+* maintenance_t = Σ units · fraction · (price of their vintage; catalog price for the
+  existing fleet);
+* residual = Σ price[h,v] · buy[h,s,v] · max(0, start_v + life_h − horizon end) / life_h:
+  straight-line book value of units still inside their life when the horizon ends,
+  discounted from the horizon end (DF_end). The existing fleet is sunk: no capex and no
+  residual, only its running costs while kept;
+* P_inf is ``penalties.unmet_inference_usd_per_mtok`` per Mtok of demand left unserved
+  (the unmet share of peak capacity is charged as that share of the period's tokens:
+  unmet_inf is peak Mtok/day, so /p2a gives average Mtok/day); P_train is
+  ``penalties.unmet_training_usd_per_pflop`` per PFLOP not done (10⁶ PFLOP per ZFLOP).
+
+By linearity each variable gets one present-value coefficient (a purchase carries its
+price, its running costs over its life inside the horizon, minus its residual value);
+the model is built from those coefficients, in USD millions.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pyomo.environ as pyo
+
+from planner.optimize.data import DAYS_PER_YEAR, USD_SCALE, ZFLOP, Key, ModelData
+
+PFLOP = 1e15
+
+
+def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
+    """Each variable's contribution to the objective per unit, present-value USD."""
+    df, length = d.discount_factor, d.period_length
+    buy: dict[Key, float] = {}
+    running: dict[Key, list[int]] = defaultdict(list)
+    for (h, s, t), vintages in d.vintages_alive.items():
+        for v in vintages:
+            running[(h, s, v)].append(t)
+    for h, s, v in d.buy_index:
+        price = d.price_usd[(h, v)]
+        value = df[v] * price - d.discount_factor_end * d.residual_fraction[(h, v)] * price
+        for t in running[(h, s, v)]:
+            per_year = (
+                d.energy_usd_per_unit_year[(h, s, t)]
+                + d.facility_usd_per_unit_year[(h, s, t)]
+                + d.maintenance_fraction * price
+            )
+            value += df[t] * length[t] * per_year
+        buy[(h, s, v)] = value
+    kept = {
+        (h, s, i, t): df[t]
+        * length[t]
+        * (
+            d.energy_usd_per_unit_year[(h, s, t)]
+            + d.facility_usd_per_unit_year[(h, s, t)]
+            + d.maintenance_fraction * d.existing_price_usd[(h, s, i)]
+        )
+        for h, s, i, t in d.existing_index
+    }
+    rent = {k: df[k[1]] * length[k[1]] * d.rent_usd_per_unit_year[k] for k in d.rent_index}
+    unmet_inf = {
+        (w, t): df[t] * length[t] * DAYS_PER_YEAR * d.penalty_usd_per_mtok / d.peak_to_average[w]
+        for w, t in d.demand_index
+    }
+    unmet_train = {
+        r: df[d.train_penalty_period[r]] * d.penalty_usd_per_pflop * ZFLOP / PFLOP for r in d.runs
+    }
+    return {
+        "buy": buy,
+        "kept": kept,
+        "rent": rent,
+        "unmet_inf": unmet_inf,
+        "unmet_train": unmet_train,
+    }
+
+
+def add_objective(m: pyo.ConcreteModel, d: ModelData) -> None:
+    """Minimise present-value cost (USD millions) as the module docstring states."""
+    coef = present_value_coefficients(d)
+    terms = []
+    for name, by_key in coef.items():
+        var = getattr(m, name)
+        for key, c in by_key.items():
+            if c:
+                terms.append(c / USD_SCALE * var[key])
+    m.cost = pyo.Objective(expr=sum(terms), sense=pyo.minimize)

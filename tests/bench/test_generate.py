@@ -1,0 +1,93 @@
+"""bench/generate.py writes valid, deterministic scenarios of the stated sizes."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from planner.scenario import load_scenario
+from planner.scenario.yamlio import read_yaml
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "generate.py"
+
+
+def _load_generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_generate", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load_generator()
+
+
+@pytest.fixture(scope="module")
+def m_text() -> str:
+    return generate.generate("M", seed=0)
+
+
+@pytest.mark.parametrize("size", ["S", "M", "L", "XL"])
+def test_every_size_loads_with_yearly_periods(size: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{size}.yaml"
+    assert generate.main([size, "--seed", "3", "--periods-per-year", "1", "--out", str(path)]) == 0
+    scenario = load_scenario(path)
+    assert scenario.horizon.periods_per_year == 1
+    if size == "S":
+        assert scenario == load_scenario(generate.BASELINE)
+        return
+    stated = generate.SIZES[size]
+    assert scenario.horizon.years == stated.years
+    assert len(scenario.hardware) == stated.hardware
+    assert len(scenario.inference) == stated.workloads
+    assert len(scenario.sites) == stated.sites
+    assert len(scenario.training) == stated.runs
+    assert sum(r.rollout_tokens is not None for r in scenario.training) >= 1
+    assert sum(r.rollout_tokens is None for r in scenario.training) >= 2
+    assert len({r.hardware for r in scenario.rental}) >= 2
+    assert scenario.existing_fleet[0].site == scenario.sites[0].name
+    assert scenario.budget.capex_usd is not None
+    assert any(h.max_units_per_year is not None for h in scenario.hardware)
+
+
+def test_m_has_the_stated_counts(m_text: str, tmp_path: Path) -> None:
+    path = tmp_path / "m.yaml"
+    path.write_text(m_text)
+    doc = read_yaml(path)[0]  # the planner's YAML reader; the schema takes 1 period today
+    assert doc["horizon"] == {"start": 2026, "years": 6, "periods_per_year": 4}
+    assert len(doc["hardware"]) == 12
+    assert len(doc["inference"]) == 10
+    assert len(doc["sites"]) == 2
+    assert len(doc["training"]) == 3
+    assert m_text.startswith("# Benchmark scenario size M, seed 0")
+
+
+def test_hardware_past_the_catalog_is_fully_specified(tmp_path: Path) -> None:
+    path = tmp_path / "xl.yaml"
+    path.write_text(generate.generate("XL", seed=1, periods_per_year=1))
+    scenario = load_scenario(path)
+    ids = [h.id for h in scenario.hardware]
+    assert len(set(ids)) == 30
+    variants = [h for h in scenario.hardware if h.id.endswith("-v2")]
+    assert variants and all(h.name and h.power_kw and h.source for h in variants)
+
+
+def test_power_caps_sit_below_the_estimated_need() -> None:
+    size = generate.SIZES["M"]
+    doc = generate.build(size, random.Random(0), 1)
+    pue = sum(s["pue"] for s in doc["sites"]) / len(doc["sites"])
+    need = generate.demand_mw(doc, pue)
+    last = max(need)
+    total_cap = sum(s["power_cap_mw"][last] for s in doc["sites"])
+    assert total_cap < need[last]
+
+
+def test_same_seed_same_bytes_other_seed_differs(m_text: str) -> None:
+    assert generate.generate("M", seed=0) == m_text
+    assert generate.generate("M", seed=1) != m_text

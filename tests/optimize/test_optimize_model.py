@@ -1,0 +1,185 @@
+"""Model building (without solving), sizes, the solver boundary and shadow prices."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from planner.errors import SolverError
+from planner.optimize import (
+    SolverOptions,
+    SolveStatus,
+    build_data,
+    build_model,
+    plan,
+    solve,
+    throughput,
+)
+from planner.optimize.model import model_size
+from planner.scenario import load_scenario
+from planner.scenario.resolve import hardware_specs
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "scenarios"
+HAND = ROOT / "tests" / "scenarios"
+
+# Model size of each shipped scenario. These move when the formulation, the scenario or
+# the perf model's servable pairs change; comment every change to an expected value.
+EXPECTED_SIZES = {
+    # Variables 194 = 36 buy (6 hardware x 6 years, 1 site) + 3 kept (the 2024 H100
+    # cohort, alive 2026-2028) + 6 rent (h200) + 21 y (3 runs x 7 places: 6 hardware at
+    # texas + rented h200) + 28 x_train + 84 x_inf (agentic and rollouts not servable on
+    # h100) + 13 unmet_inf + 3 unmet_train. Integers 60 = 36 buy + 3 kept + 21 y.
+    # Constraints 115 = 36 capacity + 6 rented capacity + 3 completion + 3 one-cluster
+    # + 28 cluster links + 13 demand + 6 power + 6 budget + 12 supply (gb200, gb300)
+    # + 2 existing no-return.
+    "baseline": {"variables": 194, "integer_variables": 60, "constraints": 115},
+    # Same sets as the baseline: only the power caps differ.
+    "power_constrained": {"variables": 194, "integer_variables": 60, "constraints": 115},
+    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 246 = 48 buy + 3
+    # kept + 6 rent + 27 y + 36 x_train + 110 x_inf + 13 + 3 slacks; integers 78 =
+    # 48 + 3 + 27; constraints 129 = 48 capacity + 6 rented + 3 + 3 + 36 training + 13
+    # demand + 6 power + 6 budget + 6 supply (gb200 only) + 2 no-return.
+    "vendor_shootout": {"variables": 246, "integer_variables": 78, "constraints": 129},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_SIZES))
+def test_model_size_of_shipped_scenarios(name: str) -> None:
+    scenario = load_scenario(SHIPPED / f"{name}.yaml")
+    model = build_model(build_data(scenario, *throughput(scenario)))
+    assert model_size(model) == EXPECTED_SIZES[name]
+
+
+def test_every_shipped_scenario_has_a_recorded_size() -> None:
+    assert {p.stem for p in SHIPPED.glob("*.yaml")} <= set(EXPECTED_SIZES)
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.yaml")), ids=lambda p: p.stem)
+def test_index_sets_hold_only_combinations_that_exist(path: Path) -> None:
+    scenario = load_scenario(path)
+    inference, training = throughput(scenario)
+    data = build_data(scenario, inference, training)
+    specs = hardware_specs(scenario)
+    starts = {p.label: p.start for p in data.periods}
+    assert all(specs[h].release_year <= starts[t] for h, _, t in data.buy_index)
+    assert all(specs[h].release_year <= starts[t] for h, t in data.rent_index)
+    servable = {
+        (r.workload, r.hardware)
+        for r in inference.itertuples()
+        if r.servable and r.output_tokens_per_s_per_unit > 0
+    }
+    assert {(w, h) for w, _, h, _, _ in data.inf_index} <= servable
+    assert all(data.inf_rate[(w, role, h)] > 0 for w, role, h, _, _ in data.inf_index)
+    feasible = {(r.run, r.hardware) for r in training.itertuples() if r.feasible}
+    assert {(r, h) for r, h, _, _ in data.train_index} <= feasible
+    for r, _, _, t in data.train_index:
+        first, last = data.train_window[r]
+        assert first <= t <= last
+
+
+def test_hardware_absent_before_its_release_year() -> None:
+    scenario = load_scenario(HAND / "disaggregated.yaml")
+    doc = scenario.model_dump(mode="python")
+    doc["horizon"] = {"start": 2026, "years": 2}
+    moved = type(scenario).model_validate(doc)
+    data = build_data(moved, *throughput(moved))
+    years = {t for h, _, t in data.buy_index if h == "rubin-cpx"}
+    assert years == {2027}  # rubin-cpx ships in 2027
+
+
+def test_build_and_solve_are_timed_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
+    with caplog.at_level(logging.INFO, logger="planner.optimize"):
+        result = plan(scenario)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("built MILP model in") and "variables" in m for m in messages)
+    assert any(m.startswith("solved with highs in") for m in messages)
+    assert result.headline["build_seconds"] >= 0 and result.headline["solve_seconds"] > 0
+    assert result.headline["variables"] > 0 and result.headline["constraints"] > 0
+
+
+def test_time_limit_returns_the_incumbent_with_its_gap() -> None:
+    scenario = load_scenario(SHIPPED / "vendor_shootout.yaml")
+    model = build_model(build_data(scenario, *throughput(scenario)))
+    result = solve(model, SolverOptions(mip_gap=0.0, time_limit_s=0.01))
+    assert result.termination == "maxTimeLimit"
+    assert result.status in (SolveStatus.FEASIBLE, SolveStatus.NO_SOLUTION)
+    if result.status == SolveStatus.FEASIBLE:
+        assert result.gap is not None and result.gap > 0
+        assert result.objective >= result.bound
+
+
+def test_no_plan_at_all_is_a_solver_error() -> None:
+    scenario = load_scenario(SHIPPED / "vendor_shootout.yaml")
+    with pytest.raises(SolverError) as raised:
+        plan(scenario, time_limit_s=1e-6, mip_gap=0.0)
+    assert raised.value.exit_code == 3
+
+
+def test_unknown_solver_is_a_solver_error() -> None:
+    scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
+    with pytest.raises(SolverError, match="no-such-solver"):
+        plan(scenario, solver="no-such-solver")
+
+
+def _shadow(result, limit: str, year: int):  # type: ignore[no-untyped-def]
+    frame = result.tables["shadow_prices"]
+    rows = frame[(frame["limit"] == limit) & (frame["year"] == year)]
+    return rows.iloc[0]
+
+
+def test_lp_power_dual_lies_between_finite_difference_slopes() -> None:
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    path = "sites[dc].power_cap_mw.2027"
+    result = plan(scenario, relax=True, marginals=[path])
+    dual = _shadow(result, "power", 2027)
+    assert dual["method"] == "LP relaxation" and dual["value"] > 0
+    fd = result.tables["marginals"].iloc[0]
+    assert fd["method"] == "LP finite difference" and fd["subject"] == path
+    assert fd["slope_up"] - 1e-6 * dual["value"] <= dual["value"]
+    assert dual["value"] <= fd["slope_down"] + 1e-6 * dual["value"]
+
+
+def test_milp_marginal_of_power_is_labelled_and_nonnegative() -> None:
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    result = plan(scenario, marginals=["sites[dc].power_cap_mw.2027", "finance.wacc"])
+    fd = result.tables["marginals"].set_index("subject")
+    row = fd.loc["sites[dc].power_cap_mw.2027"]
+    assert row["method"] == "MILP finite difference"
+    assert row["slope_up"] >= 0 and row["slope_down"] >= 0  # more power never costs more
+    assert row["step"] == pytest.approx(0.001)  # 1% of the 0.1 MW cap
+    shadow = result.tables["shadow_prices"]
+    assert set(shadow["method"]) == {"LP relaxation", "MILP finite difference"}
+
+
+def test_marginal_of_a_bad_path_is_an_input_error() -> None:
+    from planner.errors import InputError
+
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    with pytest.raises(InputError, match="did you mean"):
+        plan(scenario, marginals=["sites[dc].power_cap_mww.2027"])
+    with pytest.raises(InputError, match="add the year"):
+        plan(scenario, marginals=["inference[chat].tokens_per_day"])
+
+
+def test_demand_shadow_price_is_the_unit_cost_of_a_token() -> None:
+    scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
+    inference, _ = throughput(scenario)
+    tau = float(
+        inference.loc[inference["hardware"] == "h100-hgx", "output_tokens_per_s_per_unit"].iloc[0]
+    )
+    running = 10.2 * 1.25 * 0.8 * 8760 * 0.07 + 10.2 * 1500 + 0.03 * 280_000
+    per_unit = 280_000 + running - 280_000 * 0.8 / 1.1
+    result = plan(scenario, relax=True)
+    row = _shadow(result, "demand", 2026)
+    # +1 Mtok/day of average demand needs 1.5 Mtok/day of peak capacity.
+    assert row["value"] == pytest.approx(per_unit * 1.5 / (tau * 86_400 / 1e6), rel=1e-6)
+
+
+def test_budget_shadow_price_is_positive_when_it_binds() -> None:
+    result = plan(load_scenario(HAND / "budget_shortfall.yaml"), relax=True)
+    row = _shadow(result, "budget", 2026)
+    assert row["unit"] == "USD (PV) per USD" and row["value"] > 1
