@@ -6,6 +6,13 @@ costs, throughputs), so the independent checker (:mod:`planner.optimize.checker`
 and a spreadsheet can recompute every constraint and the objective from the tables
 alone. Money is USD; ``_pv`` columns are present values at the start of the horizon.
 Tokens are output tokens unless a column says ``prefill``.
+
+Every table indexed by time has a ``period`` column (the period label as text: ``2027``
+for yearly plans, ``2027Q3`` for quarterly ones, see :mod:`planner.scenario.periods`)
+and a ``year`` column (the calendar year), so any table rolls up to years with a
+group-by on ``year``: flows (costs, purchases, tokens) add up; stocks (units, MW) are
+read at the year's last period (:func:`fleet_by_year`). ``costs_by_year`` is the costs
+table rolled up to years.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from planner.optimize.data import (
     USD_SCALE,
     ZFLOP,
     ModelData,
+    PeriodLabel,
 )
 from planner.optimize.extract import Solution
 
@@ -47,6 +55,7 @@ TABLE_UNITS: dict[str, str] = {
     "supply": "units",
     "vendor_share": "accelerators; share of owned accelerators",
     "costs": "USD; usd_pv is discounted to the horizon start",
+    "costs_by_year": "USD; the costs table summed over each year's periods",
     "usd_per_mtok": "USD per million output tokens served (annualised capital cost)",
     "shadow_prices": "see the unit column",
 }
@@ -89,29 +98,46 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+WHEN = ["period", "year"]
+"""The time columns every period-indexed table starts with."""
+
+
+def _when(d: ModelData, t: PeriodLabel) -> dict[str, Any]:
+    """``{"period": label as text, "year": calendar year}`` of period ``t``."""
+    return {"period": str(t), "year": d.period(t).year}
+
+
+def _vintage(d: ModelData, label: PeriodLabel | int) -> PeriodLabel | int:
+    """A vintage as tables show it: the year for yearly plans, else text (a purchase
+    period such as ``2027Q3``, or the install year of an existing cohort)."""
+    return label if d.periods_per_year == 1 else str(label)
+
+
 def periods_table(d: ModelData) -> pd.DataFrame:
     return _frame(
         [
             {
-                "year": p.label,
+                "period": p.name,
+                "year": p.year,
                 "start_year": p.start,
                 "length_years": p.length_years,
                 "discount_factor": d.discount_factor[p.label],
             }
             for p in d.periods
         ],
-        ["year", "start_year", "length_years", "discount_factor"],
+        [*WHEN, "start_year", "length_years", "discount_factor"],
     )
 
 
 def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     rows = []
-    for (h, s, v), units in sorted(sol.buy.items(), key=lambda kv: (kv[0][2], kv[0][0])):
+    position = {p.label: p.index for p in d.periods}
+    for (h, s, v), units in sorted(sol.buy.items(), key=lambda kv: (position[kv[0][2]], kv[0][0])):
         price = d.price_usd[(h, v)]
         fraction = d.residual_fraction[(h, v)]
         rows.append(
             {
-                "year": v,
+                **_when(d, v),
                 "hardware": h,
                 "site": s,
                 "units": units,
@@ -125,7 +151,7 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     return _frame(
         rows,
         [
-            "year",
+            *WHEN,
             "hardware",
             "site",
             "units",
@@ -139,7 +165,7 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
 
 
 FLEET_COLUMNS = [
-    "year",
+    *WHEN,
     "hardware",
     "site",
     "origin",
@@ -160,21 +186,21 @@ FLEET_COLUMNS = [
 
 
 def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
-    """Owned units by period and vintage (purchase year, or install year of existing)."""
+    """Owned units by period and vintage (purchase period, or install year of existing)."""
     rows = []
 
-    def row(h: str, s: str, t: int, origin: str, vintage: int, units: float, base: float):
+    def row(h: str, s: str, t: PeriodLabel, origin: str, vintage: Any, units: float, base: float):
         length = d.period_length[t]
         energy = d.energy_usd_per_unit_year[(h, s, t)]
         facility = d.facility_usd_per_unit_year[(h, s, t)]
         maintenance = d.maintenance_fraction * base
         rows.append(
             {
-                "year": t,
+                **_when(d, t),
                 "hardware": h,
                 "site": s,
                 "origin": origin,
-                "vintage": vintage,
+                "vintage": _vintage(d, vintage),
                 "units": units,
                 "accelerators": units * d.accelerators[h],
                 "power_kw_per_unit": d.power_kw[h],
@@ -205,7 +231,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
 def rentals_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     rows = [
         {
-            "year": t,
+            **_when(d, t),
             "hardware": h,
             "units": units,
             "accelerators": units * d.accelerators[h],
@@ -216,18 +242,70 @@ def rentals_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         }
         for (h, t), units in sol.rent.items()
     ]
-    columns = ["year", "hardware", "units", "accelerators", "usd_per_unit_year"]
+    columns = [*WHEN, "hardware", "units", "accelerators", "usd_per_unit_year"]
     return _frame(rows, [*columns, "max_units", "length_years", "cost_usd"])
 
 
-def assignment_tables(d: ModelData, sol: Solution) -> tuple[pd.DataFrame, pd.DataFrame]:
+def inference_by_place(d: ModelData, sol: Solution) -> dict[tuple, float]:
+    """The model's inference assignments (units of h serving w in t, wherever they are)
+    split into places: (w, role, h, s, t) → units.
+
+    Inference is not tied to a site in the model: any plan splits into places by giving
+    each place's spare units (available units minus its training) to inference. This
+    fills the places in order — the sites in scenario order, then rentals — workload by
+    workload; another split would be as valid, and cost the same.
+    """
+    installed: dict[tuple, float] = defaultdict(float)
+    for (h, s, t), vintages in d.vintages_alive.items():
+        installed[(h, s, t)] += sum(sol.buy.get((h, s, v), 0.0) for v in vintages)
+    for (h, s, _, t), units in sol.kept.items():
+        installed[(h, s, t)] += units
+    training: dict[tuple, float] = defaultdict(float)
+    for (_, h, s, t), units in sol.x_train.items():
+        training[(h, s, t)] += units
+    by_pool: dict[tuple, list[tuple[str, str, float]]] = defaultdict(list)
+    for (w, role, h, t), units in sol.x_inf.items():
+        by_pool[(h, t)].append((w, role, units))
+    out: dict[tuple, float] = defaultdict(float)
+    for (h, t), assignments in by_pool.items():
+        places = d.places[(h, t)]
+        spare = [
+            max(
+                0.0,
+                (
+                    sol.rent.get((h, t), 0.0)
+                    if s == RENTED
+                    else d.availability * installed[(h, s, t)]
+                )
+                - training[(h, s, t)],
+            )
+            for s in places
+        ]
+        k = 0
+        for w, role, units in assignments:
+            left = units
+            while left > 0:
+                while k < len(places) - 1 and spare[k] <= 1e-9 * max(1.0, left):
+                    k += 1
+                take = left if k == len(places) - 1 else min(left, spare[k])
+                out[(w, role, h, places[k], t)] += take
+                spare[k] -= take
+                left -= take
+    return dict(out)
+
+
+def assignment_tables(
+    d: ModelData, sol: Solution, inference_split: dict[tuple, float]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Units at work: training by run and place, inference as :func:`inference_by_place`
+    splits it."""
     train = []
     for (r, h, s, t), units in sol.x_train.items():
         per_s = d.train_flops_per_s[(r, h)]
         seconds = SECONDS_PER_YEAR * d.period_length[t]
         train.append(
             {
-                "year": t,
+                **_when(d, t),
                 "run": r,
                 "hardware": h,
                 "site": s,
@@ -238,11 +316,11 @@ def assignment_tables(d: ModelData, sol: Solution) -> tuple[pd.DataFrame, pd.Dat
             }
         )
     inference = []
-    for (w, role, h, s, t), units in sol.x_inf.items():
+    for (w, role, h, s, t), units in inference_split.items():
         tps = d.inf_tokens_per_s[(w, role, h)]
         inference.append(
             {
-                "year": t,
+                **_when(d, t),
                 "workload": w,
                 "role": role,
                 "hardware": h,
@@ -256,7 +334,7 @@ def assignment_tables(d: ModelData, sol: Solution) -> tuple[pd.DataFrame, pd.Dat
         _frame(
             train,
             [
-                "year",
+                *WHEN,
                 "run",
                 "hardware",
                 "site",
@@ -269,7 +347,7 @@ def assignment_tables(d: ModelData, sol: Solution) -> tuple[pd.DataFrame, pd.Dat
         _frame(
             inference,
             [
-                "year",
+                *WHEN,
                 "workload",
                 "role",
                 "hardware",
@@ -285,39 +363,33 @@ def assignment_tables(d: ModelData, sol: Solution) -> tuple[pd.DataFrame, pd.Dat
 def utilisation_table(
     d: ModelData, fleet: pd.DataFrame, rentals: pd.DataFrame, train: pd.DataFrame, inf: pd.DataFrame
 ) -> pd.DataFrame:
-    """Units, units available for work and units assigned, per hardware, site and year."""
-    owned = fleet.groupby(["year", "hardware", "site"], as_index=False)["units"].sum()
+    """Units, units available for work and units assigned, per hardware, site and period."""
+    keys = [*WHEN, "hardware", "site"]
+    owned = fleet.groupby(keys, as_index=False)["units"].sum()
     owned["available_units"] = owned["units"] * d.availability
-    rented = rentals[["year", "hardware", "units"]].assign(site=RENTED)
+    rented = rentals[[*WHEN, "hardware", "units"]].assign(site=RENTED)
     rented["available_units"] = rented["units"]
     capacity = pd.concat([owned, rented], ignore_index=True)
-    assigned = pd.concat(
-        [train[["year", "hardware", "site", "units"]], inf[["year", "hardware", "site", "units"]]],
-        ignore_index=True,
-    )
-    assigned = assigned.groupby(["year", "hardware", "site"], as_index=False)["units"].sum()
-    out = capacity.merge(
-        assigned.rename(columns={"units": "assigned_units"}),
-        on=["year", "hardware", "site"],
-        how="outer",
-    )
+    assigned = pd.concat([train[[*keys, "units"]], inf[[*keys, "units"]]], ignore_index=True)
+    assigned = assigned.groupby(keys, as_index=False)["units"].sum()
+    out = capacity.merge(assigned.rename(columns={"units": "assigned_units"}), on=keys, how="outer")
     out[["units", "available_units", "assigned_units"]] = out[
         ["units", "available_units", "assigned_units"]
     ].fillna(0.0)
     avail = out["available_units"].where(out["available_units"] > 0)
     out["utilisation"] = (out["assigned_units"] / avail).fillna(0.0)
-    columns = ["year", "hardware", "site", "units", "available_units", "assigned_units"]
-    return out[[*columns, "utilisation"]].sort_values(
-        ["year", "hardware", "site"], ignore_index=True
-    )
+    order = out["period"].map({p.name: p.index for p in d.periods})
+    out = out.assign(_order=order).sort_values(["_order", "hardware", "site"], ignore_index=True)
+    columns = [*keys, "units", "available_units", "assigned_units"]
+    return out[[*columns, "utilisation"]]
 
 
 def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame:
-    capacity: dict[tuple[str, int], float] = defaultdict(float)
-    prefill: dict[tuple[str, int], float] = defaultdict(float)
+    capacity: dict[tuple[str, str], float] = defaultdict(float)
+    prefill: dict[tuple[str, str], float] = defaultdict(float)
     for row in inf.itertuples(index=False):
         target = prefill if row.role == "prefill" else capacity
-        target[(row.workload, row.year)] += row.tokens_per_day
+        target[(row.workload, row.period)] += row.tokens_per_day
     rows = []
     for w, t in d.demand_index:
         per_day = d.demand_tokens_per_day[(w, t)]
@@ -327,14 +399,14 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
         unmet_tokens = unmet_peak / p2a * DAYS_PER_YEAR * length
         rows.append(
             {
-                "year": t,
+                **_when(d, t),
                 "workload": w,
                 "tokens_per_day": per_day,
                 "peak_to_average": p2a,
                 "peak_tokens_per_day": per_day * p2a,
-                "capacity_tokens_per_day": capacity[(w, t)],
+                "capacity_tokens_per_day": capacity[(w, str(t))],
                 "prefill_tokens_per_output_token": d.prefill_ratio[w],
-                "prefill_capacity_tokens_per_day": prefill[(w, t)],
+                "prefill_capacity_tokens_per_day": prefill[(w, str(t))],
                 "unmet_peak_tokens_per_day": unmet_peak,
                 "unmet_share": unmet_peak / (per_day * p2a) if per_day > 0 else 0.0,
                 "served_tokens": (per_day * p2a - unmet_peak) / p2a * DAYS_PER_YEAR * length,
@@ -348,7 +420,7 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
 
 
 SERVED_COLUMNS = [
-    "year",
+    *WHEN,
     "workload",
     "tokens_per_day",
     "peak_to_average",
@@ -374,8 +446,11 @@ TRAINING_COLUMNS = [
     "completion",
     "hardware",
     "site",
+    "first_period",
+    "finish_period",
     "first_year",
     "finish_year",
+    "penalty_period",
     "penalty_year",
     "penalty_usd_per_pflop",
     "penalty_usd",
@@ -383,27 +458,34 @@ TRAINING_COLUMNS = [
 
 
 def training_table(d: ModelData, sol: Solution, train: pd.DataFrame) -> pd.DataFrame:
+    """One row per run; the window in years, when it ran in periods and years."""
     rows = []
+    position = {p.name: p.index for p in d.periods}
     for r in d.runs:
         mine = train[train["run"] == r]
         required = d.train_zflop[r] * ZFLOP
         unmet = sol.unmet_train.get(r, 0.0) * ZFLOP
         chosen = mine.groupby(["hardware", "site"])["flops"].sum()
         hardware, site = chosen.idxmax() if len(chosen) else ("", "")
+        ran = sorted(mine["period"], key=position.__getitem__)
+        penalty = d.train_penalty_period[r]
         rows.append(
             {
                 "run": r,
-                "window_start": d.train_window[r][0],
-                "window_end": d.train_window[r][1],
+                "window_start": d.train_window_years[r][0],
+                "window_end": d.train_window_years[r][1],
                 "flops_required": required,
                 "flops_done": float(mine["flops"].sum()),
                 "unmet_flops": unmet,
                 "completion": 1.0 - unmet / required if required > 0 else 1.0,
                 "hardware": hardware,
                 "site": site,
+                "first_period": ran[0] if ran else None,
+                "finish_period": ran[-1] if ran else None,
                 "first_year": int(mine["year"].min()) if len(mine) else None,
                 "finish_year": int(mine["year"].max()) if len(mine) else None,
-                "penalty_year": d.train_penalty_period[r],
+                "penalty_period": str(penalty),
+                "penalty_year": d.period(penalty).year,
                 "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
                 "penalty_usd": unmet / PFLOP * d.penalty_usd_per_pflop,
             }
@@ -425,17 +507,17 @@ def limits_tables(
     are whole units); relaxed plans use the share alone.
     """
     tiny = BINDING_SHARE
-    power_used = fleet.groupby(["year", "site"])["facility_mw"].sum()
+    power_used = fleet.groupby(["period", "site"])["facility_mw"].sum()
     power = []
     for (s, t), cap in d.power_cap_mw.items():
-        used = float(power_used.get((t, s), 0.0))
+        used = float(power_used.get((str(t), s), 0.0))
         unit_mw = [
             d.power_kw[h] * d.pue[s] / 1000 for h, site in d.period_buys.get(t, ()) if site == s
         ]
         room = tiny * cap if d.relax else max(_smallest(unit_mw, 0.0), tiny * cap)
         power.append(
             {
-                "year": t,
+                **_when(d, t),
                 "site": s,
                 "used_mw": used,
                 "cap_mw": cap,
@@ -443,30 +525,30 @@ def limits_tables(
                 "binding": bool(cap - used < room),
             }
         )
-    spend = purchases.groupby("year")["capex_usd"].sum()
+    spend = purchases.groupby("period")["capex_usd"].sum()
     budget = []
     for t in d.labels:
         limit = d.budget_usd.get(t, float("nan"))
-        capex = float(spend.get(t, 0.0))
+        capex = float(spend.get(str(t), 0.0))
         prices = [d.price_usd[(h, t)] for h, _ in d.period_buys.get(t, ())]
         room = tiny * limit if d.relax else max(_smallest(prices, 0.0), tiny * limit)
         budget.append(
             {
-                "year": t,
+                **_when(d, t),
                 "capex_usd": capex,
                 "budget_usd": limit,
                 "slack_usd": limit - capex,
                 "binding": bool(t in d.budget_usd and limit - capex < room),
             }
         )
-    bought = purchases.groupby(["year", "hardware"])["units"].sum()
+    bought = purchases.groupby(["period", "hardware"])["units"].sum()
     supply = []
     for (h, t), cap in d.supply_max_units.items():
-        units = float(bought.get((t, h), 0.0))
+        units = float(bought.get((str(t), h), 0.0))
         room = tiny * cap if d.relax else max(1.0, tiny * cap)
         supply.append(
             {
-                "year": t,
+                **_when(d, t),
                 "hardware": h,
                 "units_bought": units,
                 "max_units": cap,
@@ -475,14 +557,15 @@ def limits_tables(
         )
     share = []
     owned = fleet.assign(vendor=fleet["hardware"].map(d.vendor))
+    by_period = dict(tuple(owned.groupby("period")))
     for t in d.labels:
-        here = owned[owned["year"] == t]
+        here = by_period.get(str(t), owned.iloc[:0])
         total = float(here["accelerators"].sum())
         for v, cap in d.vendor_share_max.items():
             mine = float(here.loc[here["vendor"] == v, "accelerators"].sum())
             share.append(
                 {
-                    "year": t,
+                    **_when(d, t),
                     "vendor": v,
                     "accelerators": mine,
                     "fleet_accelerators": total,
@@ -492,13 +575,13 @@ def limits_tables(
                 }
             )
     return {
-        "power": _frame(power, ["year", "site", "used_mw", "cap_mw", "slack_mw", "binding"]),
-        "budget": _frame(budget, ["year", "capex_usd", "budget_usd", "slack_usd", "binding"]),
-        "supply": _frame(supply, ["year", "hardware", "units_bought", "max_units", "binding"]),
+        "power": _frame(power, [*WHEN, "site", "used_mw", "cap_mw", "slack_mw", "binding"]),
+        "budget": _frame(budget, [*WHEN, "capex_usd", "budget_usd", "slack_usd", "binding"]),
+        "supply": _frame(supply, [*WHEN, "hardware", "units_bought", "max_units", "binding"]),
         "vendor_share": _frame(
             share,
             [
-                "year",
+                *WHEN,
                 "vendor",
                 "accelerators",
                 "fleet_accelerators",
@@ -530,44 +613,66 @@ def costs_table(
     served: pd.DataFrame,
     training: pd.DataFrame,
 ) -> pd.DataFrame:
-    """Cash cost by year and category, undiscounted and present value.
+    """Cash cost by period and category, undiscounted and present value.
 
-    Residual value is a negative cost booked in the last year with the horizon-end
-    discount factor; training penalties are booked in the run's last window year.
+    Residual value is a negative cost booked in the last period with the horizon-end
+    discount factor; training penalties are booked in the run's last window period.
     """
-    amounts: dict[tuple[int, str], float] = defaultdict(float)
-    for t, usd in purchases.groupby("year")["capex_usd"].sum().items():
-        amounts[(int(t), "capex")] += float(usd)
-    for t, usd in rentals.groupby("year")["cost_usd"].sum().items():
-        amounts[(int(t), "rent")] += float(usd)
+    amounts: dict[tuple[str, str], float] = defaultdict(float)
+    for t, usd in purchases.groupby("period")["capex_usd"].sum().items():
+        amounts[(str(t), "capex")] += float(usd)
+    for t, usd in rentals.groupby("period")["cost_usd"].sum().items():
+        amounts[(str(t), "rent")] += float(usd)
     for category in ("energy", "facility", "maintenance"):
-        for t, usd in fleet.groupby("year")[f"{category}_usd"].sum().items():
-            amounts[(int(t), category)] += float(usd)
-    for t, usd in served.groupby("year")["penalty_usd"].sum().items():
-        amounts[(int(t), "penalty_unmet_inference")] += float(usd)
-    for t, usd in training.groupby("penalty_year")["penalty_usd"].sum().items():
-        amounts[(int(t), "penalty_unmet_training")] += float(usd)
-    last = d.labels[-1]
+        for t, usd in fleet.groupby("period")[f"{category}_usd"].sum().items():
+            amounts[(str(t), category)] += float(usd)
+    for t, usd in served.groupby("period")["penalty_usd"].sum().items():
+        amounts[(str(t), "penalty_unmet_inference")] += float(usd)
+    for t, usd in training.groupby("penalty_period")["penalty_usd"].sum().items():
+        amounts[(str(t), "penalty_unmet_training")] += float(usd)
+    last = d.periods[-1].name
     amounts[(last, "residual")] -= float(purchases["residual_usd"].sum())
     rows = []
-    for t in d.labels:
+    for p in d.periods:
         for category in COST_CATEGORIES:
-            usd = amounts.get((t, category), 0.0)
-            factor = d.discount_factor_end if category == "residual" else d.discount_factor[t]
+            usd = amounts.get((p.name, category), 0.0)
+            factor = d.discount_factor_end if category == "residual" else d.discount_factor[p.label]
             rows.append(
                 {
-                    "year": t,
+                    "period": p.name,
+                    "year": p.year,
                     "category": category,
                     "usd": usd,
                     "discount_factor": factor,
                     "usd_pv": usd * factor,
                 }
             )
-    return _frame(rows, ["year", "category", "usd", "discount_factor", "usd_pv"])
+    return _frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+
+
+def costs_by_year(costs: pd.DataFrame) -> pd.DataFrame:
+    """The costs table rolled up to years: ``usd`` and ``usd_pv`` summed over each
+    year's periods (the discount factor differs by period, so it is not repeated)."""
+    out = costs.groupby(["year", "category"], as_index=False, sort=False)[["usd", "usd_pv"]].sum()
+    return out.sort_values("year", kind="stable", ignore_index=True)
+
+
+def fleet_by_year(
+    fleet: pd.DataFrame, periods: pd.DataFrame, keys: tuple[str, ...] = ("hardware",)
+) -> pd.DataFrame:
+    """Units owned at each year's end (in its last period), per ``keys``: long format
+    with columns ``year``, the keys and ``units``. A stock, so it is read, not summed;
+    ``periods`` is the plan's periods table (which period ends each year)."""
+    columns = ["year", *keys, "units"]
+    year_end = set(periods.groupby("year")["period"].last())
+    at_end = fleet[fleet["period"].isin(year_end)]
+    if at_end.empty:
+        return pd.DataFrame(columns=columns)
+    return at_end.groupby(["year", *keys], as_index=False)["units"].sum()[columns]
 
 
 def usd_per_mtok_table(
-    d: ModelData, sol: Solution, fleet: pd.DataFrame, served: pd.DataFrame
+    d: ModelData, inference_split: dict[tuple, float], fleet: pd.DataFrame, served: pd.DataFrame
 ) -> pd.DataFrame:
     """Realised cost per Mtok served, per workload and year.
 
@@ -590,29 +695,30 @@ def usd_per_mtok_table(
         price = (
             d.price_usd[(row.hardware, row.vintage)]
             if row.origin == "purchased"
-            else d.existing_price_usd[(row.hardware, row.site, row.vintage)]
+            else d.existing_price_usd[(row.hardware, row.site, int(row.vintage))]
         )
         crf = capital_recovery_factor(d.wacc, d.lifetime_years[row.hardware])
         capital.append(row.units * price * crf)
     fleet = fleet.assign(
         annual=fleet["annual"] + pd.Series(capital, index=fleet.index, dtype=float)
     )
-    grouped = fleet.groupby(["hardware", "site", "year"])[["annual", "units"]].sum()
+    grouped = fleet.groupby(["hardware", "site", "period"])[["annual", "units"]].sum()
     per_unit = (grouped["annual"] / grouped["units"]).to_dict()
-    cost: dict[tuple[str, int], float] = defaultdict(float)
-    for (w, _, h, s, t), units in sol.x_inf.items():
+    cost: dict[tuple[str, str], float] = defaultdict(float)
+    for (w, _, h, s, t), units in inference_split.items():
         if s == RENTED:
             rate = d.rent_usd_per_unit_year[(h, t)]
-            cost[(w, t)] += units * rate * d.period_length[t]
+            cost[(w, str(t))] += units * rate * d.period_length[t]
         else:
-            rate = per_unit.get((h, s, t), 0.0)
-            cost[(w, t)] += units / d.availability * rate * d.period_length[t]
+            rate = per_unit.get((h, s, str(t)), 0.0)
+            cost[(w, str(t))] += units / d.availability * rate * d.period_length[t]
     rows = []
     for row in served.itertuples(index=False):
         mtok = row.served_tokens / MTOK
-        usd = cost.get((row.workload, row.year), 0.0)
+        usd = cost.get((row.workload, row.period), 0.0)
         rows.append(
             {
+                "period": row.period,
                 "year": row.year,
                 "workload": row.workload,
                 "served_mtok": mtok,
@@ -620,12 +726,12 @@ def usd_per_mtok_table(
                 "usd_per_mtok": usd / mtok if mtok > 0 else float("nan"),
             }
         )
-    return _frame(rows, ["year", "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    return _frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
 
 
 SHADOW_COLUMNS = [
     "limit",
-    "year",
+    *WHEN,
     "subject",
     "value",
     "unit",
@@ -647,25 +753,27 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
     if not duals:
         return _frame(rows, SHADOW_COLUMNS)
     df = d.discount_factor
+    span = "year" if d.periods_per_year == 1 else "period"
     for (s, t), dual in sorted(duals.get("power", {}).items(), key=lambda kv: (kv[0][1], kv[0][0])):
         value = -dual * USD_SCALE
         rows.append(
             {
                 "limit": "power",
-                "year": t,
+                **_when(d, t),
                 "subject": s,
                 "value": value,
                 "unit": "USD (PV) per MW",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
-                "meaning": f"cost saved by 1 MW more facility power at {s} in {t} (that year only)",
+                "meaning": f"cost saved by 1 MW more facility power at {s} in {t} "
+                f"(that {span} only)",
             }
         )
     for t, dual in sorted(duals.get("budget", {}).items()):
         rows.append(
             {
                 "limit": "budget",
-                "year": t,
+                **_when(d, t),
                 "subject": "capex",
                 "value": -dual,
                 "unit": "USD (PV) per USD",
@@ -681,7 +789,7 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
         rows.append(
             {
                 "limit": "supply",
-                "year": t,
+                **_when(d, t),
                 "subject": h,
                 "value": value,
                 "unit": "USD (PV) per unit",
@@ -698,7 +806,7 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
         rows.append(
             {
                 "limit": "demand",
-                "year": t,
+                **_when(d, t),
                 "subject": w,
                 "value": value,
                 "unit": "USD (PV) per Mtok/day",
@@ -724,7 +832,8 @@ def build_plan(
     purchases = purchases_table(d, sol)
     fleet = fleet_table(d, sol)
     rentals = rentals_table(d, sol)
-    train, inf = assignment_tables(d, sol)
+    split = inference_by_place(d, sol)
+    train, inf = assignment_tables(d, sol, split)
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
     limits = limits_tables(d, purchases, fleet)
@@ -744,7 +853,8 @@ def build_plan(
         "training": training,
         **limits,
         "costs": costs,
-        "usd_per_mtok": usd_per_mtok_table(d, sol, fleet, served),
+        "costs_by_year": costs_by_year(costs),
+        "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
         "shadow_prices": shadow,
     }
     if marginals is not None and len(marginals):
@@ -759,6 +869,7 @@ def build_plan(
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
     parameters = {
+        "periods_per_year": d.periods_per_year,
         "availability": d.availability,
         "relax": d.relax,
         "serving": d.serving,

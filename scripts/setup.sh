@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (Python 3.11+) and install planner into it, with extras if named:
 #   bash scripts/setup.sh            # the tool
-#   bash scripts/setup.sh test       # the tool and its test dependencies
+#   bash scripts/setup.sh test,plots # the tool, its test dependencies and PNG charts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

@@ -2,7 +2,7 @@
 # One command: set up .venv with the test extra, check formatting and lint, run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test
+bash scripts/setup.sh test,plots
 # The workbook tests recalculate formulas in a real spreadsheet engine. CI installs
 # LibreOffice (Debian package, headless); elsewhere those tests skip and say why.
 if [ "${CI:-}" = "true" ] && ! command -v soffice >/dev/null 2>&1; then

@@ -15,6 +15,7 @@ import click
 from planner import __version__
 from planner.cli import (
     catalog_cmds,
+    compare_cmds,
     economics_cmds,
     perf_cmds,
     run_cmds,
@@ -35,7 +36,15 @@ def cli() -> None:
     """
 
 
-for module in (scenario_cmds, catalog_cmds, economics_cmds, perf_cmds, run_cmds, template_cmds):
+for module in (
+    scenario_cmds,
+    catalog_cmds,
+    economics_cmds,
+    perf_cmds,
+    run_cmds,
+    compare_cmds,
+    template_cmds,
+):
     module.register(cli)
 
 

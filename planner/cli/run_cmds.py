@@ -9,32 +9,48 @@ import pandas as pd
 from rich.markup import escape
 
 from planner.cli.common import emit_json, format_option, print_frame, stderr, stdout_console
-from planner.export.simple import write_plan_workbook
+from planner.export.excel import write_workbook
+from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import plan as optimise
-from planner.results import Plan
+from planner.optimize import throughput
+from planner.results import Plan, fleet_by_year
 from planner.scenario import load_scenario
 
 
-def _fleet_by_year(plan: Plan) -> pd.DataFrame:
+def _yearly(plan: Plan) -> bool:
+    return plan.parameters.get("periods_per_year", 1) == 1
+
+
+def _fleet_by_year(plan: Plan, by_period: bool = False) -> pd.DataFrame:
+    """Units per hardware: by period, or at each year's end (a stock is not summed)."""
     fleet = plan.tables["fleet"]
     if fleet.empty:
         return pd.DataFrame(columns=["hardware"])
-    wide = fleet.pivot_table(index="hardware", columns="year", values="units", aggfunc="sum")
+    column = "period" if by_period else "year"
+    if not by_period:
+        fleet = fleet_by_year(fleet, plan.tables["periods"])
+    wide = fleet.pivot_table(index="hardware", columns=column, values="units", aggfunc="sum")
     wide.columns = [str(c) for c in wide.columns]
     return wide.fillna(0.0).reset_index()
 
 
-def _cost_by_year(plan: Plan) -> pd.DataFrame:
+def _cost_by_year(plan: Plan, by_period: bool = False) -> pd.DataFrame:
+    """Cash cost per category by year (summed over its periods) or by period."""
     costs = plan.tables["costs"]
     wide = costs.pivot_table(
-        index="category", columns="year", values="usd", aggfunc="sum", sort=False
+        index="category",
+        columns="period" if by_period else "year",
+        values="usd",
+        aggfunc="sum",
+        sort=False,
     )
     wide.columns = [str(c) for c in wide.columns]
     wide["total_pv"] = costs.groupby("category", sort=False)["usd_pv"].sum()
     return wide.reset_index()
 
 
-def _binding(plan: Plan) -> pd.DataFrame:
+def _binding(plan: Plan, by_period: bool = False) -> pd.DataFrame:
+    """Binding limits; rolled up to years, with how many of the year's periods bind."""
     rows = []
     for name, subject in (("power", "site"), ("budget", None), ("supply", "hardware")):
         frame = plan.tables[name]
@@ -42,11 +58,34 @@ def _binding(plan: Plan) -> pd.DataFrame:
             rows.append(
                 {
                     "limit": name,
+                    "period": row.period,
                     "year": row.year,
                     "subject": getattr(row, subject) if subject else "",
                 }
             )
-    return pd.DataFrame(rows, columns=["limit", "year", "subject"])
+    frame = pd.DataFrame(rows, columns=["limit", "period", "year", "subject"])
+    if _yearly(plan) or by_period:
+        return frame.drop(columns="year" if by_period and not _yearly(plan) else "period")
+    per_year = plan.parameters["periods_per_year"]
+    out = frame.groupby(["limit", "year", "subject"], as_index=False, sort=False)["period"].count()
+    out["periods"] = out.pop("period").map(lambda n: f"{n} of {per_year}")
+    return out
+
+
+def _shadow(plan: Plan, by_period: bool = False) -> tuple[pd.DataFrame, str]:
+    """Non-zero shadow prices; with sub-year periods, their mean over each year's periods."""
+    shadow = plan.tables["shadow_prices"]
+    # Marginals the analyst asked for (--marginal) show even when zero.
+    asked = shadow["limit"] == "marginal"
+    shown = shadow[asked | (shadow["value"].fillna(0).abs() > 1e-9)]
+    title = "Shadow prices (value in that year's USD)"
+    if _yearly(plan) or by_period:
+        when = "year" if _yearly(plan) else "period"
+        return shown[["limit", when, "subject", "value_in_year_usd", "unit", "method"]], title
+    keys = ["limit", "year", "subject", "unit", "method"]
+    out = shown.groupby(keys, as_index=False, sort=False, dropna=False)["value_in_year_usd"].mean()
+    title = "Shadow prices (mean over each year's periods, that year's USD)"
+    return out[["limit", "year", "subject", "value_in_year_usd", "unit", "method"]], title
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -54,7 +93,7 @@ def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.apply(lambda column: column.map(lambda v: escape(v) if isinstance(v, str) else v))
 
 
-def _print_table(plan: Plan) -> None:
+def _print_table(plan: Plan, by_period: bool = False) -> None:
     out = stdout_console()
     h = plan.headline
     out.print(f"[bold]{escape(plan.scenario)}[/bold]: {plan.status}")
@@ -68,18 +107,18 @@ def _print_table(plan: Plan) -> None:
         f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted ${h['undiscounted_cost_usd']:,.0f}; "
         f"penalties (PV) ${h['penalties_usd_pv']:,.0f}"
     )
-    print_frame(_fleet_by_year(plan), "table", title="Fleet by year (units)")
-    print_frame(_cost_by_year(plan), "table", title="Cost by year (USD)")
-    binding = _binding(plan)
+    fleet_title = "Fleet by year (units)" if _yearly(plan) else "Fleet at year end (units)"
+    if by_period:
+        fleet_title = "Fleet by period (units)"
+    print_frame(_fleet_by_year(plan, by_period), "table", title=fleet_title)
+    cost_title = "Cost by period (USD)" if by_period else "Cost by year (USD)"
+    print_frame(_cost_by_year(plan, by_period), "table", title=cost_title)
+    binding = _binding(plan, by_period)
     if len(binding):
         print_frame(binding, "table", title="Binding constraints")
-    shadow = plan.tables["shadow_prices"]
-    shown = shadow[shadow["value"].fillna(0).abs() > 1e-9]
+    shown, title = _shadow(plan, by_period)
     if len(shown):
-        columns = ["limit", "year", "subject", "value_in_year_usd", "unit", "method"]
-        print_frame(
-            _escaped(shown[columns]), "table", title="Shadow prices (value in that year's USD)"
-        )
+        print_frame(_escaped(shown), "table", title=title)
     out.print("[bold]Diagnosis[/bold]")
     for sentence in plan.diagnosis:
         out.print(f"  - {escape(sentence)}", soft_wrap=True)
@@ -105,12 +144,30 @@ def _print_table(plan: Plan) -> None:
 @click.option("--solver", help="Pyomo solver name [default: the file's, else highs].")
 @click.option("--threads", type=click.IntRange(1, 256), help="Solver threads.")
 @click.option(
+    "--strategy",
+    type=click.Choice(["direct", "lp-first"]),
+    help="direct: solve the MILP as built; lp-first: start it from the rounded LP "
+    "relaxation (HiGHS only) [default: the file's solver.strategy, else direct].",
+)
+@click.option(
     "--marginal",
     "marginals",
     multiple=True,
     metavar="PATH",
     help="Exact marginal value of one scenario number by re-solving "
     "(e.g. sites[texas].power_cap_mw.2028); repeatable.",
+)
+@click.option(
+    "--by-period",
+    is_flag=True,
+    help="Print the tables by period (e.g. quarter) instead of rolled up to years.",
+)
+@click.option(
+    "--plots",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Also write the workbook's charts as PNG files in DIR (needs planner[plots]).",
 )
 @format_option
 def run(
@@ -121,25 +178,34 @@ def run(
     time_limit: float | None,
     solver: str | None,
     threads: int | None,
+    strategy: str | None,
     marginals: tuple[str, ...],
+    by_period: bool,
+    plots: Path | None,
     fmt: str,
 ) -> None:
-    """Optimise the fleet of SCENARIO_FILE: what to buy or rent, year by year, at what cost.
+    """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
 
     Prints the status, the objective (NPV of cash costs plus penalties for unmet
     demand), the fleet and costs by year, binding limits, shadow prices and a
-    diagnosis; writes every table of the plan to a workbook. Unmet demand is reported
-    on stderr and still exits 0; exit 3 when the solver finds no plan, 2 on bad input.
+    diagnosis; writes the analyst workbook (live cost formulas, sources, charts).
+    With sub-year periods (horizon.periods_per_year) the printed tables roll up to
+    years unless --by-period. Unmet demand is reported on stderr and still exits 0;
+    exit 3 when the solver finds no plan, 2 on bad input.
 
     \b
     Example:
       planner run scenarios/baseline.yaml --out exports/baseline.xlsx
       planner run scenarios/baseline.yaml --marginal 'sites[texas].power_cap_mw.2028'
+      planner run scenarios/baseline.yaml --plots exports/baseline-plots
     """
+    if plots is not None:
+        require_matplotlib()  # fail before solving, not after
     scenario = load_scenario(scenario_file)
     calibration = (
         scenario_file.parent / scenario.calibration if scenario.calibration is not None else None
     )
+    tables = throughput(scenario, calibration)
     result = optimise(
         scenario,
         relax=relax,
@@ -147,14 +213,18 @@ def run(
         time_limit_s=time_limit,
         solver=solver,
         threads=threads,
+        strategy=strategy,
         marginals=marginals,
+        tables=tables,
         calibration_path=calibration,
     )
     h = result.headline
+    handoff = h.get("handoff_seconds")
     stderr.print(
         f"built in {h['build_seconds']:.2f} s ({h['variables']:,} variables, "
         f"{h['integer_variables']:,} integer, {h['constraints']:,} constraints); "
-        f"solved in {h['solve_seconds']:.2f} s: {result.status}",
+        + (f"handed to the solver in {handoff:.2f} s; " if handoff is not None else "")
+        + f"solved in {h['solve_seconds']:.2f} s: {result.status}",
         markup=False,
         soft_wrap=True,
     )
@@ -166,11 +236,14 @@ def run(
         )
         print_frame(frame, "csv")
     else:
-        _print_table(result)
+        _print_table(result, by_period)
     _warn(result)
     target = out if out is not None else Path("exports") / f"{scenario_file.stem}.xlsx"
-    written = write_plan_workbook(result, target)
+    written = write_workbook(result, scenario, target, source=scenario_file, throughput=tables)
     stderr.print(f"wrote {written}", markup=False)
+    if plots is not None:
+        for png in write_plots(result, plots):
+            stderr.print(f"wrote {png}", markup=False)
 
 
 def _warn(plan: Plan) -> None:

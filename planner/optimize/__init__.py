@@ -88,6 +88,7 @@ def solver_options(
     time_limit_s: float | None = None,
     solver: str | None = None,
     threads: int | None = None,
+    strategy: str | None = None,
 ) -> SolverOptions:
     """Solver settings: the scenario's ``solver:`` section, overridden by any argument."""
     section = scenario.solver
@@ -96,13 +97,20 @@ def solver_options(
         mip_gap=section.mip_gap if mip_gap is None else mip_gap,
         time_limit_s=section.time_limit_s if time_limit_s is None else time_limit_s,
         threads=section.threads if threads is None else threads,
+        strategy=strategy or section.strategy,
     )
 
 
 def build_and_solve(
     data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
 ) -> tuple[SolveResult, Solution | None, dict[str, Any]]:
-    """Build and solve ``data``; time both and log them with the model's size."""
+    """Build, solve and extract ``data``; time each step and log them with the model's size.
+
+    The figures returned: ``build_seconds`` (ModelData → Pyomo model), the model's size,
+    ``handoff_seconds`` (Pyomo → the solver's own model), ``solver_seconds`` (the
+    solver's run; with ``lp-first`` the LP's hand-off and run are included in the
+    MILP's), ``load_seconds`` and ``extract_seconds`` (solution → plain dicts).
+    """
     started = time.perf_counter()
     model = build_model(data)
     build_seconds = time.perf_counter() - started
@@ -115,9 +123,34 @@ def build_and_solve(
         size["integer_variables"],
         size["constraints"],
     )
-    result = solve(model, options, duals=duals)
+    if options.strategy == "lp-first" and not data.relax:
+        from planner.optimize.strategy import solve_lp_first
+
+        lp, result = solve_lp_first(model, data, options)
+        result = replace(
+            result,
+            seconds=lp.seconds + result.seconds,
+            handoff_seconds=_add(lp.handoff_seconds, result.handoff_seconds),
+            solver_seconds=_add(lp.solver_seconds, result.solver_seconds),
+        )
+    else:
+        result = solve(model, options, duals=duals)
+    started = time.perf_counter()
     solution = extract(model, data) if result.status.has_solution else None
-    return result, solution, {"build_seconds": build_seconds, **size}
+    timings = {
+        "build_seconds": build_seconds,
+        "handoff_seconds": result.handoff_seconds,
+        "solver_seconds": result.solver_seconds,
+        "load_seconds": result.load_seconds,
+        "extract_seconds": time.perf_counter() - started,
+        "nonzeros": result.nonzeros,
+        "strategy": options.strategy,
+    }
+    return result, solution, {**timings, **size}
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
 
 
 def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
@@ -138,6 +171,7 @@ def plan(
     time_limit_s: float | None = None,
     solver: str | None = None,
     threads: int | None = None,
+    strategy: str | None = None,
     marginals: Sequence[str] = (),
     tables: Tables | None = None,
     calibration_path: str | Path | None = None,
@@ -147,7 +181,8 @@ def plan(
     ``tables`` (inference, training) replaces the perf model (tests, sweeps that
     reuse them). ``marginals`` names scenario paths (e.g.
     ``sites[texas].power_cap_mw.2028``) whose exact MILP marginal value to compute by
-    re-solving with the value moved.
+    re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
+    planner.optimize.strategy); default the scenario's ``solver.strategy``.
     """
     from planner.results import build_plan
 
@@ -155,7 +190,12 @@ def plan(
     tables = tables or throughput(scenario, calibration_path)
     data = build_data(scenario, *tables, relax=relax)
     options = solver_options(
-        scenario, mip_gap=mip_gap, time_limit_s=time_limit_s, solver=solver, threads=threads
+        scenario,
+        mip_gap=mip_gap,
+        time_limit_s=time_limit_s,
+        solver=solver,
+        threads=threads,
+        strategy=strategy,
     )
     result, solution, size = build_and_solve(data, options, DUAL_ROWS if relax else ())
     if solution is None:

@@ -2,7 +2,9 @@
 
 Uses nothing but the plan (its tables, parameters and headline) — not Pyomo, not the
 model data — so a bug in the formulation or in the extraction shows up as a violation.
-Returns a list of sentences, empty when the plan holds.
+Returns a list of sentences, empty when the plan holds. Works on any period length:
+rows are matched on the ``period`` label, lifetimes and discounting are recomputed in
+years from the periods table's ``start_year`` and ``length_years``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from planner.results import COST_CATEGORIES, Plan
 
 REL = 1e-5
 """Relative tolerance of every comparison (solver feasibility tolerances are ~1e-7)."""
+EPS_YEARS = 1e-9
+"""Slack on comparisons of fractional-year starts (monthly starts are not exact floats)."""
 PFLOP = 1e15
 MTOK = 1e6
 
@@ -57,29 +61,32 @@ def _check_fleet(plan: Plan) -> list[str]:
     if not plan.parameters["relax"]:
         for row in purchases.itertuples(index=False):
             if abs(row.units - round(row.units)) > 1e-6:
-                out.append(f"purchase of {row.units} {row.hardware} in {row.year} is not whole")
+                out.append(f"purchase of {row.units} {row.hardware} in {row.period} is not whole")
     bought = fleet[fleet["origin"] == "purchased"]
-    listed = _sum(bought, ["hardware", "site", "vintage", "year"], "units")
-    starts = dict(zip(periods["year"], periods["start_year"], strict=True))
+    bought = bought.assign(vintage=bought["vintage"].astype(str))
+    listed = _sum(bought, ["hardware", "site", "vintage", "period"], "units")
+    starts = dict(zip(periods["period"], periods["start_year"], strict=True))
     for row in purchases.itertuples(index=False):
-        for year, start in starts.items():
-            alive = row.year <= start < row.year + row.lifetime_years
-            units = listed.pop((row.hardware, row.site, row.year, year), 0.0)
+        bought_at = starts[row.period]
+        for period, start in starts.items():
+            alive = bought_at - EPS_YEARS <= start < bought_at + row.lifetime_years - EPS_YEARS
+            units = listed.pop((row.hardware, row.site, row.period, period), 0.0)
             if alive and not _close(units, row.units):
                 out.append(
                     f"fleet shows {units} of the {row.units} {row.hardware} bought in "
-                    f"{row.year} at {row.site} in {year}"
+                    f"{row.period} at {row.site} in {period}"
                 )
             if not alive and units:
-                out.append(f"{row.hardware} bought in {row.year} still in the fleet in {year}")
+                out.append(f"{row.hardware} bought in {row.period} still in the fleet in {period}")
     for key, units in listed.items():
         out.append(f"fleet lists {units} purchased units {key} that no purchase explains")
-    existing = fleet[fleet["origin"] == "existing"].sort_values("year")
+    existing = fleet[fleet["origin"] == "existing"]
+    existing = existing.assign(_start=existing["period"].map(starts)).sort_values("_start")
     for key, rows in existing.groupby(["hardware", "site", "vintage"]):
-        pairs = list(zip(rows["year"], rows["units"], strict=True))
-        for (y0, u0), (y1, u1) in pairwise(pairs):
+        pairs = list(zip(rows["period"], rows["units"], strict=True))
+        for (p0, u0), (p1, u1) in pairwise(pairs):
             if not _at_most(u1, u0):
-                out.append(f"existing {key} grows from {u0} in {y0} to {u1} in {y1}")
+                out.append(f"existing {key} grows from {u0} in {p0} to {u1} in {p1}")
     return out
 
 
@@ -87,25 +94,25 @@ def _check_capacity(plan: Plan) -> list[str]:
     """Assigned units ≤ availability × owned units (≤ rented units at the rental site)."""
     t = plan.tables
     availability = plan.parameters["availability"]
-    owned = _sum(t["fleet"], ["year", "hardware", "site"], "units")
-    rented = _sum(t["rentals"], ["year", "hardware"], "units")
+    owned = _sum(t["fleet"], ["period", "hardware", "site"], "units")
+    rented = _sum(t["rentals"], ["period", "hardware"], "units")
     assigned: dict[tuple, float] = defaultdict(float)
     for name in ("assignment_training", "assignment_inference"):
-        for key, units in _sum(t[name], ["year", "hardware", "site"], "units").items():
+        for key, units in _sum(t[name], ["period", "hardware", "site"], "units").items():
             assigned[key] += units
     out = []
-    for (year, h, s), units in assigned.items():
+    for (period, h, s), units in assigned.items():
         limit = (
-            rented.get((year, h), 0.0)
+            rented.get((period, h), 0.0)
             if s == RENTED
-            else availability * owned.get((year, h, s), 0.0)
+            else availability * owned.get((period, h, s), 0.0)
         )
         if not _at_most(units, limit):
-            out.append(f"{year}: {units:.6g} units of {h} at {s} assigned, {limit:.6g} available")
+            out.append(f"{period}: {units:.6g} units of {h} at {s} assigned, {limit:.6g} available")
     for row in t["rentals"].itertuples(index=False):
         if pd.notna(row.max_units) and not _at_most(row.units, row.max_units):
             out.append(
-                f"{row.year}: {row.units:.6g} {row.hardware} rented, cap {row.max_units:.6g}"
+                f"{row.period}: {row.units:.6g} {row.hardware} rented, cap {row.max_units:.6g}"
             )
     return out
 
@@ -116,33 +123,38 @@ def _check_limits(plan: Plan) -> list[str]:
     out = []
     fleet = t["fleet"]
     mw = fleet["units"] * fleet["power_kw_per_unit"] * fleet["pue"] / 1000.0
-    used = _sum(fleet.assign(mw=mw), ["year", "site"], "mw")
+    used = _sum(fleet.assign(mw=mw), ["period", "site"], "mw")
     for row in t["power"].itertuples(index=False):
-        mine = used.get((row.year, row.site), 0.0)
+        mine = used.get((row.period, row.site), 0.0)
         if not _at_most(mine, row.cap_mw):
-            out.append(f"{row.year}: {mine:.6g} MW at {row.site} exceeds the cap {row.cap_mw:.6g}")
+            out.append(
+                f"{row.period}: {mine:.6g} MW at {row.site} exceeds the cap {row.cap_mw:.6g}"
+            )
         if not _close(mine, row.used_mw):
-            out.append(f"{row.year}: power table says {row.used_mw} MW at {row.site}, fleet {mine}")
+            out.append(
+                f"{row.period}: power table says {row.used_mw} MW at {row.site}, fleet {mine}"
+            )
     purchases = t["purchases"]
-    spend = _sum(purchases.assign(usd=purchases["units"] * purchases["price_usd"]), ["year"], "usd")
+    usd = purchases["units"] * purchases["price_usd"]
+    spend = _sum(purchases.assign(usd=usd), ["period"], "usd")
     for row in t["budget"].itertuples(index=False):
-        mine = spend.get((row.year,), 0.0)
+        mine = spend.get((row.period,), 0.0)
         if pd.notna(row.budget_usd) and not _at_most(mine, row.budget_usd):
-            out.append(f"{row.year}: capex {mine:.6g} exceeds the budget {row.budget_usd:.6g}")
-    bought = _sum(purchases, ["year", "hardware"], "units")
+            out.append(f"{row.period}: capex {mine:.6g} exceeds the budget {row.budget_usd:.6g}")
+    bought = _sum(purchases, ["period", "hardware"], "units")
     for row in t["supply"].itertuples(index=False):
-        mine = bought.get((row.year, row.hardware), 0.0)
+        mine = bought.get((row.period, row.hardware), 0.0)
         if not _at_most(mine, row.max_units):
-            out.append(f"{row.year}: {mine} {row.hardware} bought, supply cap {row.max_units}")
+            out.append(f"{row.period}: {mine} {row.hardware} bought, supply cap {row.max_units}")
     vendor = plan.parameters["vendor_of_hardware"]
     acc = fleet.assign(vendor=fleet["hardware"].map(vendor))
-    total = _sum(acc, ["year"], "accelerators")
-    mine_by = _sum(acc, ["year", "vendor"], "accelerators")
+    total = _sum(acc, ["period"], "accelerators")
+    mine_by = _sum(acc, ["period", "vendor"], "accelerators")
     for row in t["vendor_share"].itertuples(index=False):
-        mine = mine_by.get((row.year, row.vendor), 0.0)
-        limit = row.max_share * total.get((row.year,), 0.0)
+        mine = mine_by.get((row.period, row.vendor), 0.0)
+        limit = row.max_share * total.get((row.period,), 0.0)
         if not _at_most(mine, limit):
-            out.append(f"{row.year}: {row.vendor} holds {mine:.6g} accelerators, cap {limit:.6g}")
+            out.append(f"{row.period}: {row.vendor} holds {mine:.6g} accelerators, cap {limit:.6g}")
     return out
 
 
@@ -151,39 +163,39 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
     per_day = inference.assign(
         tpd=inference["units"] * inference["tokens_per_s_per_unit"] * SECONDS_PER_DAY
     )
-    output = _sum(per_day[per_day["role"] != "prefill"], ["year", "workload"], "tpd")
-    prefill = _sum(per_day[per_day["role"] == "prefill"], ["year", "workload"], "tpd")
+    output = _sum(per_day[per_day["role"] != "prefill"], ["period", "workload"], "tpd")
+    prefill = _sum(per_day[per_day["role"] == "prefill"], ["period", "workload"], "tpd")
     split = bool((inference["role"] != "serve").any())
     out = []
     for row in served.itertuples(index=False):
-        key = (row.year, row.workload)
+        key = (row.period, row.workload)
         capacity = output.get(key, 0.0)
         if not _at_most(row.peak_tokens_per_day, capacity + row.unmet_peak_tokens_per_day, MTOK):
             out.append(
-                f"{row.year}: {row.workload} peak {row.peak_tokens_per_day:.6g} tokens/day, "
+                f"{row.period}: {row.workload} peak {row.peak_tokens_per_day:.6g} tokens/day, "
                 f"capacity {capacity:.6g} + unmet {row.unmet_peak_tokens_per_day:.6g}"
             )
         q = row.prefill_tokens_per_output_token
         if split and q > 0:
             need = q * (row.peak_tokens_per_day - row.unmet_peak_tokens_per_day)
             if not _at_most(need, prefill.get(key, 0.0), MTOK):
-                out.append(f"{row.year}: {row.workload} prefill capacity short of {need:.6g}")
+                out.append(f"{row.period}: {row.workload} prefill capacity short of {need:.6g}")
         expected = (
             row.unmet_peak_tokens_per_day / row.peak_to_average * DAYS_PER_YEAR * row.length_years
         )
         if not _close(row.unmet_tokens, expected, MTOK):
-            out.append(f"{row.year}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
+            out.append(f"{row.period}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
     return out
 
 
 def _check_training(training: pd.DataFrame, assignment: pd.DataFrame) -> list[str]:
-    """Work done inside the window + unmet ≥ required; one hardware and site per run."""
+    """Work done inside the window (whole years) + unmet ≥ required; one cluster per run."""
     out = []
     for row in training.itertuples(index=False):
         mine = assignment[assignment["run"] == row.run]
         outside = mine[(mine["year"] < row.window_start) | (mine["year"] > row.window_end)]
         if len(outside):
-            out.append(f"{row.run} works outside its window in {sorted(outside['year'])}")
+            out.append(f"{row.run} works outside its window in {sorted(outside['period'])}")
         if len(mine.groupby(["hardware", "site"])) > 1:
             out.append(
                 f"{row.run} is split across {len(mine.groupby(['hardware', 'site']))} clusters"
@@ -198,52 +210,57 @@ def _check_training(training: pd.DataFrame, assignment: pd.DataFrame) -> list[st
 
 
 def _check_costs(plan: Plan) -> list[str]:
-    """Each cost category by year from the tables; their present value is the objective."""
+    """Each cost category by period from the tables; their present value is the objective.
+
+    Discounting is recomputed in years: (1 + wacc)^−(start − horizon start) for the
+    period's start in fractional years, and the horizon end for the residual value."""
     t = plan.tables
-    periods = t["periods"].set_index("year")
+    periods = t["periods"].set_index("period")
     last = periods.index[-1]
     end = periods.loc[last, "start_year"] + periods.loc[last, "length_years"]
     start = periods["start_year"].iloc[0]
     wacc = plan.parameters["wacc"]
-    factor = {y: (1 + wacc) ** -(periods.loc[y, "start_year"] - start) for y in periods.index}
+    factor = {p: (1 + wacc) ** -(periods.loc[p, "start_year"] - start) for p in periods.index}
     factor_end = (1 + wacc) ** -(end - start)
-    amounts: dict[tuple[int, str], float] = defaultdict(float)
+    length = periods["length_years"].to_dict()
+    amounts: dict[tuple[str, str], float] = defaultdict(float)
     p = t["purchases"]
     for row in p.itertuples(index=False):
-        amounts[(row.year, "capex")] += row.units * row.price_usd
-        left = max(0.0, row.year + row.lifetime_years - end) / row.lifetime_years
+        amounts[(row.period, "capex")] += row.units * row.price_usd
+        bought_at = periods.loc[row.period, "start_year"]
+        left = max(0.0, bought_at + row.lifetime_years - end) / row.lifetime_years
         amounts[(last, "residual")] -= row.units * row.price_usd * min(left, 1.0)
     for row in t["rentals"].itertuples(index=False):
-        amounts[(row.year, "rent")] += (
-            row.units * row.usd_per_unit_year * periods.loc[row.year, "length_years"]
-        )
+        amounts[(row.period, "rent")] += row.units * row.usd_per_unit_year * length[row.period]
     for row in t["fleet"].itertuples(index=False):
-        length = periods.loc[row.year, "length_years"]
-        amounts[(row.year, "energy")] += row.units * row.energy_usd_per_unit_year * length
-        amounts[(row.year, "facility")] += row.units * row.facility_usd_per_unit_year * length
-        amounts[(row.year, "maintenance")] += row.units * row.maintenance_usd_per_unit_year * length
+        years = length[row.period]
+        amounts[(row.period, "energy")] += row.units * row.energy_usd_per_unit_year * years
+        amounts[(row.period, "facility")] += row.units * row.facility_usd_per_unit_year * years
+        amounts[(row.period, "maintenance")] += (
+            row.units * row.maintenance_usd_per_unit_year * years
+        )
     for row in t["served"].itertuples(index=False):
         mtok = row.unmet_tokens / MTOK
-        amounts[(row.year, "penalty_unmet_inference")] += mtok * row.penalty_usd_per_mtok
+        amounts[(row.period, "penalty_unmet_inference")] += mtok * row.penalty_usd_per_mtok
     for row in t["training"].itertuples(index=False):
         pflop = row.unmet_flops / PFLOP
-        amounts[(row.penalty_year, "penalty_unmet_training")] += pflop * row.penalty_usd_per_pflop
+        amounts[(row.penalty_period, "penalty_unmet_training")] += pflop * row.penalty_usd_per_pflop
     out = []
-    table = {(r.year, r.category): r for r in t["costs"].itertuples(index=False)}
+    table = {(r.period, r.category): r for r in t["costs"].itertuples(index=False)}
     total_pv = 0.0
     scale = max(1.0, sum(abs(v) for v in amounts.values()) * 1e-3)
-    for year in periods.index:
+    for period in periods.index:
         for category in COST_CATEGORIES:
-            mine = amounts.get((year, category), 0.0)
-            pv = mine * (factor_end if category == "residual" else factor[year])
+            mine = amounts.get((period, category), 0.0)
+            pv = mine * (factor_end if category == "residual" else factor[period])
             total_pv += pv
-            row = table.get((year, category))
+            row = table.get((period, category))
             if row is None:
                 if mine:
-                    out.append(f"costs table lacks {category} in {year} ({mine:.6g} USD)")
+                    out.append(f"costs table lacks {category} in {period} ({mine:.6g} USD)")
                 continue
             if not _close(row.usd, mine, scale) or not _close(row.usd_pv, pv, scale):
-                out.append(f"{year} {category}: table {row.usd:.6g} USD, recomputed {mine:.6g}")
+                out.append(f"{period} {category}: table {row.usd:.6g} USD, recomputed {mine:.6g}")
     objective = plan.headline.get("objective_usd")
     if objective is not None and not _close(objective, total_pv, scale):
         out.append(f"objective {objective:.9g} USD ≠ recomputed present value {total_pv:.9g}")

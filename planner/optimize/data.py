@@ -7,8 +7,11 @@ sites it may not be installed at, a workload × hardware pair that cannot serve 
 absent, a run is absent from hardware it cannot train on. Constraint rules then read
 these dicts and never scan collections (DESIGN.md section 7).
 
-Periods carry a start (in years) and a length in years, so nothing assumes yearly
-periods. Internal units keep the model well scaled:
+Periods come from the scenario's horizon (:mod:`planner.scenario.periods`): each has a
+label, a start in fractional years and a length in years, and year-indexed inputs reach
+them by that module's rules (rates at the period start, levels held, per-year flows
+times the period length). Lifetimes, windows and discounting stay in years whatever the
+period length. Internal units keep the model well scaled:
 
 * money in USD millions (``USD_SCALE``),
 * inference demand and throughput in million tokens per day (Mtok/day),
@@ -18,6 +21,7 @@ periods. Internal units keep the model well scaled:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -28,9 +32,16 @@ import pandas as pd
 from planner.catalog.schema import HardwareSpec
 from planner.errors import InputError, Problem
 from planner.perf.workloads import active_years, serving_workloads
+from planner.scenario.periods import (
+    Period,
+    PeriodLabel,
+    flow_in,
+    level_at,
+    periods_alive,
+    rate_at,
+)
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import HardwareChoice, Scenario
-from planner.scenario.series import value_at
 
 USD_SCALE = 1e6
 """Model money unit: one million USD."""
@@ -45,20 +56,10 @@ RENTED = "(rented)"
 """Virtual site of rented capacity: no power cap, no facility, billed per hour."""
 
 Key = tuple[Any, ...]
-"""An index tuple: strings for names, ints for period labels and install years."""
+"""An index tuple: strings for names, period labels (the year for yearly periods, else
+e.g. ``"2027Q3"``) and install years (ints)."""
 
-
-@dataclass(frozen=True)
-class Period:
-    """One planning period: ``label`` (the year, for yearly periods), start and length."""
-
-    label: int
-    start: float
-    length_years: float
-
-    @property
-    def end(self) -> float:
-        return self.start + self.length_years
+__all__ = ["RENTED", "USD_SCALE", "Key", "ModelData", "Period", "PeriodLabel", "build_data"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class ModelData:
     relax: bool
     serving: str
     periods: tuple[Period, ...]
+    periods_per_year: int
     sites: tuple[str, ...]
     hardware: tuple[str, ...]
     runs: tuple[str, ...]
@@ -91,46 +93,63 @@ class ModelData:
     rent_index: tuple[Key, ...]
     """(h, t): rental offered and hardware released."""
     fleet_index: tuple[Key, ...]
-    """(h, s, t): owned capacity can exist (some vintage or cohort alive)."""
+    """(h, s, t): owned capacity can exist (some vintage or cohort alive); the index of
+    the ``installed`` stock variable, in period order."""
     train_choice_index: tuple[Key, ...]
     """(r, h, s): run r may sit on hardware h at site s (or rented)."""
     train_index: tuple[Key, ...]
     """(r, h, s, t): units of h at s working on run r in period t (inside its window)."""
     inf_index: tuple[Key, ...]
-    """(w, role, h, s, t): units of h at s serving workload w's role in period t."""
+    """(w, role, h, t): units of h serving workload w's role in period t, wherever they
+    are (owned at any site or rented): inference is not tied to a site."""
+    pool_index: tuple[Key, ...]
+    """(h, t): capacity rows pooling every place h works in t (sites and rentals)."""
+    site_train_index: tuple[Key, ...]
+    """(h, s, t): training capacity rows per place, where h works in more than one place."""
     demand_index: tuple[Key, ...]
     """(w, t): periods in which workload w has demand."""
     demand_rows: tuple[Key, ...]
     """(w, t, stage): demand rows (stage ``output``; plus ``prefill`` when disaggregated)."""
 
     # --- lookups (who appears in which row) ----------------------------------------
-    vintages_alive: dict[Key, tuple[int, ...]]
+    vintages_alive: dict[Key, tuple[PeriodLabel, ...]]
     """(h, s, t) → purchase periods v whose units are alive in t."""
     cohorts_alive: dict[Key, tuple[int, ...]]
     """(h, s, t) → install years i of the existing cohorts alive in t."""
-    previous_period: dict[int, int]
+    previous_period: dict[PeriodLabel, PeriodLabel]
     """t → the period before it (absent for the first)."""
+    fleet_balance: dict[
+        Key, tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
+    ]
+    """(h, s, t) → what changes the stock from the period before: the previous
+    ``installed`` key (None if nothing was installed), purchases entering and leaving
+    service (buy keys), existing cohorts now and before (kept keys)."""
+    places: dict[Key, tuple[str, ...]]
+    """(h, t) → where h can work in t: sites with owned units, then ``RENTED``."""
     train_at_unit: dict[Key, tuple[str, ...]]
     """(h, s, t) → runs that may use it."""
-    inf_at_unit: dict[Key, tuple[Key, ...]]
-    """(h, s, t) → (w, role) pairs that may use it."""
+    pool_train: dict[Key, tuple[Key, ...]]
+    """(h, t) → (r, s) training assignments on h in t, at every place."""
+    pool_inf: dict[Key, tuple[Key, ...]]
+    """(h, t) → (w, role) inference assignments on h in t."""
     train_terms: dict[str, tuple[Key, ...]]
     """r → (h, s, t) assignment keys."""
     supply_terms: dict[Key, tuple[str, ...]]
     """(h, t) → sites where h may be bought in t."""
     demand_terms: dict[Key, tuple[Key, ...]]
-    """(w, t, stage) → (role, h, s) assignment keys."""
+    """(w, t, stage) → (role, h) assignment keys."""
     site_fleet: dict[Key, tuple[str, ...]]
     """(s, t) → hardware installed at s in t."""
-    period_fleet: dict[int, tuple[Key, ...]]
+    period_fleet: dict[PeriodLabel, tuple[Key, ...]]
     """t → (h, s) pairs with owned capacity in t."""
-    period_buys: dict[int, tuple[Key, ...]]
+    period_buys: dict[PeriodLabel, tuple[Key, ...]]
     """t → (h, s) pairs buyable in t."""
 
     # --- parameters ----------------------------------------------------------------
-    period_length: dict[int, float]
-    discount_factor: dict[int, float]
-    """(1 + wacc)^−(start_t − horizon start): cash flows booked at the period start."""
+    period_length: dict[PeriodLabel, float]
+    discount_factor: dict[PeriodLabel, float]
+    """(1 + wacc)^−(start_t − horizon start), start in fractional years: cash flows are
+    booked at the period start (2027Q3 of a horizon from 2026: (1 + wacc)^−1.5)."""
     discount_factor_end: float
     """(1 + wacc)^−(horizon length): discounts the residual value at the horizon end."""
     accelerators: dict[str, int]
@@ -156,10 +175,10 @@ class ModelData:
     rent_max_units: dict[Key, float]
     power_cap_mw: dict[Key, float]
     """(s, t) → facility MW."""
-    budget_usd: dict[int, float]
-    """t → capex budget for the period, USD (absent = unlimited)."""
+    budget_usd: dict[PeriodLabel, float]
+    """t → capex budget for the period, USD: the year's budget · length (absent = unlimited)."""
     supply_max_units: dict[Key, float]
-    """(h, t) → most units bought in the period (absent = unlimited)."""
+    """(h, t) → most units bought in the period: per-year cap · length (absent = unlimited)."""
     vendor_share_max: dict[str, float]
     train_zflop: dict[str, float]
     """r → training work required, ZFLOP."""
@@ -169,8 +188,11 @@ class ModelData:
     """(r, h) → FLOP/s per unit (goodput-adjusted)."""
     train_big_m: dict[Key, float]
     """(r, h, s, t) → most units run r can use in t on h (finishing it inside t)."""
-    train_window: dict[str, tuple[int, int]]
-    train_penalty_period: dict[str, int]
+    train_window: dict[str, tuple[PeriodLabel, PeriodLabel]]
+    """r → first and last period of the run's window (whole years)."""
+    train_window_years: dict[str, tuple[int, int]]
+    """r → first and last year of the run's window."""
+    train_penalty_period: dict[str, PeriodLabel]
     """r → period whose discount factor prices the run's unmet work (its window's last)."""
     inf_rate: dict[Key, float]
     """(w, role, h) → Mtok/day one unit delivers (output tokens; prefill role: uncached input)."""
@@ -187,20 +209,24 @@ class ModelData:
     penalty_usd_per_pflop: float
 
     @property
-    def labels(self) -> list[int]:
+    def labels(self) -> list[PeriodLabel]:
         return [p.label for p in self.periods]
 
     @property
     def horizon_end(self) -> float:
         return self.periods[-1].end
 
-    def period(self, label: int) -> Period:
-        return next(p for p in self.periods if p.label == label)
+    def period(self, label: PeriodLabel) -> Period:
+        return self.period_by_label[label]
+
+    @property
+    def period_by_label(self) -> dict[PeriodLabel, Period]:
+        return {p.label: p for p in self.periods}
 
 
 def periods_for(scenario: Scenario) -> tuple[Period, ...]:
-    """The planning periods (yearly today)."""
-    return tuple(Period(y, float(y), 1.0) for y in scenario.horizon.year_list)
+    """The planning periods of ``scenario``'s horizon (see planner.scenario.periods)."""
+    return scenario.horizon.periods
 
 
 def _finite_positive(value: Any) -> bool:
@@ -209,11 +235,6 @@ def _finite_positive(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return math.isfinite(number) and number > 0
-
-
-def _alive(start: float, lifetime: float, period: Period) -> bool:
-    """Bought (or installed) at ``start``: alive in the periods starting before end of life."""
-    return start <= period.start < start + lifetime
 
 
 @dataclass(frozen=True)
@@ -226,8 +247,21 @@ class _Context:
     sites: tuple[str, ...]
     hardware: tuple[str, ...]
 
+    @property
+    def per_year(self) -> int:
+        return self.scenario.horizon.periods_per_year
+
     def released(self, h: str, p: Period) -> bool:
         return self.specs[h].release_year <= p.start
+
+    def alive(self, first_index: int, h: str) -> list[Period]:
+        """Periods in which a unit of ``h`` installed at the start of period
+        ``first_index`` works (``lifetime_years · P`` periods; index arithmetic)."""
+        life = self.specs[h].lifetime_years
+        return [
+            self.periods[k]
+            for k in periods_alive(first_index, life, self.per_year, len(self.periods))
+        ]
 
     def choice(self, h: str) -> HardwareChoice:
         return next(c for c in self.scenario.hardware if c.id == h)
@@ -265,6 +299,7 @@ def build_data(
         "relax": relax,
         "serving": scenario.serving,
         "periods": ctx.periods,
+        "periods_per_year": ctx.per_year,
         "sites": ctx.sites,
         "hardware": ctx.hardware,
         "runs": tuple(r.name for r in scenario.training),
@@ -289,6 +324,7 @@ def build_data(
     f |= _fleet(ctx, f)
     f |= _site_economics(ctx, f)
     f |= _rentals(ctx, useful)
+    f |= _places(ctx, f)
     f |= _training(ctx, f)
     f |= _inference(ctx, f)
     f |= _lookups(ctx, f)
@@ -359,9 +395,7 @@ def _purchases(ctx: _Context, useful: set[str]) -> Fields:
             if not ctx.released(h, p):
                 continue
             series = choice.price_usd
-            price[(h, p.label)] = (
-                ctx.specs[h].price_usd if series is None else value_at(series, p.start, "geometric")
-            )
+            price[(h, p.label)] = ctx.specs[h].price_usd if series is None else rate_at(series, p)
             residual[(h, p.label)] = min(1.0, max(0.0, p.start + life - horizon_end) / life)
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
     return {"buy_index": tuple(buy_index), "price_usd": price, "residual_fraction": residual}
@@ -372,11 +406,11 @@ def _existing(ctx: _Context) -> Fields:
     units: dict[Key, int] = defaultdict(int)
     for row in ctx.scenario.existing_fleet:
         units[(row.hardware, row.site, row.installed)] += row.units
+    start = ctx.scenario.horizon.start
     index = [
         (h, s, installed, p.label)
         for (h, s, installed) in units
-        for p in ctx.periods
-        if _alive(float(installed), ctx.specs[h].lifetime_years, p)
+        for p in ctx.alive((installed - start) * ctx.per_year, h)
     ]
     return {
         "existing_units": dict(units),
@@ -387,21 +421,34 @@ def _existing(ctx: _Context) -> Fields:
 
 def _fleet(ctx: _Context, f: Fields) -> Fields:
     """Owned capacity: which purchase vintages and existing cohorts are alive when."""
-    starts = {p.label: p.start for p in ctx.periods}
-    vintages: dict[Key, list[int]] = defaultdict(list)
+    position = {p.label: p.index for p in ctx.periods}
+    vintages: dict[Key, list[PeriodLabel]] = defaultdict(list)
     for h, s, v in f["buy_index"]:
-        for p in ctx.periods:
-            if _alive(starts[v], ctx.specs[h].lifetime_years, p):
-                vintages[(h, s, p.label)].append(v)
+        for p in ctx.alive(position[v], h):
+            vintages[(h, s, p.label)].append(v)
     cohorts: dict[Key, list[int]] = defaultdict(list)
     for h, s, installed, t in f["existing_index"]:
         cohorts[(h, s, t)].append(installed)
-    order = {p.label: i for i, p in enumerate(ctx.periods)}
-    index = sorted(set(vintages) | set(cohorts), key=lambda k: (order[k[2]], k[0], k[1]))
+    index = sorted(set(vintages) | set(cohorts), key=lambda k: (position[k[2]], k[0], k[1]))
+    previous = {b.label: a.label for a, b in itertools.pairwise(ctx.periods)}
+    balance: dict[Key, Any] = {}
+    for h, s, t in index:
+        before = previous.get(t)
+        was = (h, s, before)
+        now_v, then_v = vintages.get((h, s, t), []), vintages.get(was, [])
+        now_c, then_c = cohorts.get((h, s, t), []), cohorts.get(was, [])
+        balance[(h, s, t)] = (
+            was if was in vintages or was in cohorts else None,
+            tuple((h, s, v) for v in now_v if v not in then_v),
+            tuple((h, s, v) for v in then_v if v not in now_v),
+            tuple((h, s, i, t) for i in now_c),
+            tuple((h, s, i, before) for i in then_c),
+        )
     return {
         "fleet_index": tuple(index),
         "vintages_alive": {k: tuple(v) for k, v in vintages.items()},
         "cohorts_alive": {k: tuple(v) for k, v in cohorts.items()},
+        "fleet_balance": balance,
     }
 
 
@@ -410,7 +457,7 @@ def _site_economics(ctx: _Context, f: Fields) -> Fields:
     fin = ctx.scenario.finance
     rows = {s.name: s for s in ctx.scenario.sites}
     pue = {s: rows[s].pue or fin.pue for s in ctx.sites}
-    starts = {p.label: p.start for p in ctx.periods}
+    period = {p.label: p for p in ctx.periods}
     energy: dict[Key, float] = {}
     facility: dict[Key, float] = {}
     for h, s, t in f["fleet_index"]:
@@ -422,17 +469,15 @@ def _site_economics(ctx: _Context, f: Fields) -> Fields:
             else site.facility_usd_per_kw_year
         )
         kw = ctx.specs[h].power_kw
-        usd_per_kwh = value_at(kwh_series, starts[t], "geometric")
+        usd_per_kwh = rate_at(kwh_series, period[t])
         energy[(h, s, t)] = kw * pue[s] * fin.utilisation * HOURS_PER_YEAR * usd_per_kwh
-        facility[(h, s, t)] = kw * value_at(kw_year_series, starts[t], "geometric")
+        facility[(h, s, t)] = kw * rate_at(kw_year_series, period[t])
     return {
         "pue": pue,
         "energy_usd_per_unit_year": energy,
         "facility_usd_per_unit_year": facility,
         "power_cap_mw": {
-            (s, p.label): value_at(rows[s].power_cap_mw, p.start, "hold")
-            for s in ctx.sites
-            for p in ctx.periods
+            (s, p.label): level_at(rows[s].power_cap_mw, p) for s in ctx.sites for p in ctx.periods
         },
     }
 
@@ -450,19 +495,23 @@ def _rentals(ctx: _Context, useful: set[str]) -> Fields:
             if not ctx.released(h, p):
                 continue
             index.append((h, p.label))
-            rate = value_at(offer.usd_per_accelerator_hour, p.start, "geometric")
+            rate = rate_at(offer.usd_per_accelerator_hour, p)
             cost[(h, p.label)] = rate * HOURS_PER_YEAR * acc
             if offer.max_accelerators is not None:
-                cap[(h, p.label)] = value_at(offer.max_accelerators, p.start, "hold") / acc
+                cap[(h, p.label)] = level_at(offer.max_accelerators, p) / acc
     return {"rent_index": tuple(index), "rent_usd_per_unit_year": cost, "rent_max_units": cap}
 
 
-def _places(f: Fields, h: str, t: int) -> list[str]:
-    """Where units of ``h`` can work in ``t``: sites with owned units, then rentals."""
-    here = [
-        s for s in f["sites"] if (h, s, t) in f["vintages_alive"] or (h, s, t) in f["cohorts_alive"]
-    ]
-    return [*here, RENTED] if (h, t) in f["rent_usd_per_unit_year"] else here
+def _places(ctx: _Context, f: Fields) -> Fields:
+    """Where units of each hardware can work in each period: sites with owned units
+    (in site order), then ``RENTED`` where rentals are offered."""
+    places: dict[Key, list[str]] = defaultdict(list)
+    order = {s: i for i, s in enumerate(ctx.sites)}
+    for h, s, t in sorted(f["fleet_index"], key=lambda k: order[k[1]]):
+        places[(h, t)].append(s)
+    for h, t in f["rent_index"]:
+        places[(h, t)].append(RENTED)
+    return {"places": {k: tuple(v) for k, v in places.items()}}
 
 
 def _training(ctx: _Context, f: Fields) -> Fields:
@@ -471,18 +520,20 @@ def _training(ctx: _Context, f: Fields) -> Fields:
     index: list[Key] = []
     big_m: dict[Key, float] = {}
     choice: list[Key] = []
-    windows: dict[str, tuple[int, int]] = {}
+    windows: dict[str, tuple[PeriodLabel, PeriodLabel]] = {}
+    years: dict[str, tuple[int, int]] = {}
     for run in ctx.scenario.training:
         r = run.name
-        window = [p for p in ctx.periods if run.window[0] <= p.start < run.window[1] + 1]
+        window = [p for p in ctx.periods if run.window[0] <= p.year <= run.window[1]]
         windows[r] = (window[0].label, window[-1].label)
+        years[r] = (run.window[0], run.window[1])
         for h in ctx.hardware:
             if (r, h) not in f["train_flops_per_s"]:
                 continue
             for p in window:
                 per_unit = f["train_flops_per_s"][(r, h)] * SECONDS_PER_YEAR * p.length_years
                 rate[(r, h, p.label)] = per_unit / ZFLOP
-                for s in _places(f, h, p.label):
+                for s in f["places"].get((h, p.label), ()):
                     index.append((r, h, s, p.label))
                     big_m[(r, h, s, p.label)] = f["train_zflop"][r] / rate[(r, h, p.label)]
                     if (r, h, s) not in choice:
@@ -493,6 +544,7 @@ def _training(ctx: _Context, f: Fields) -> Fields:
         "train_big_m": big_m,
         "train_choice_index": tuple(choice),
         "train_window": windows,
+        "train_window_years": years,
         "train_penalty_period": {r: w[1] for r, w in windows.items()},
     }
 
@@ -518,9 +570,9 @@ def _inference(ctx: _Context, f: Fields) -> Fields:
             stages["prefill"] = ratio[w]
         years = set(active_years(wl, ctx.scenario))
         for p in ctx.periods:
-            if math.floor(p.start) not in years:
+            if p.year not in years:
                 continue
-            tpd = value_at(wl.tokens_per_day, p.start, "geometric")
+            tpd = rate_at(wl.tokens_per_day, p)  # a rate: per day whatever the period length
             demand_index.append((w, p.label))
             per_day[(w, p.label)] = tpd
             for stage, share in stages.items():
@@ -534,7 +586,8 @@ def _inference(ctx: _Context, f: Fields) -> Fields:
                     if tps is None:
                         continue
                     rate[(w, role, h)] = tps * SECONDS_PER_DAY / MTOK
-                    index += [(w, role, h, s, p.label) for s in _places(f, h, p.label)]
+                    if (h, p.label) in f["places"]:
+                        index.append((w, role, h, p.label))
     return {
         "demand_index": tuple(demand_index),
         "demand_rows": tuple(rows),
@@ -551,36 +604,41 @@ def _lookups(ctx: _Context, f: Fields) -> Fields:
     """Which variables appear in which constraint row; budget and supply limits."""
     train_at_unit: dict[Key, list[str]] = defaultdict(list)
     train_terms: dict[str, list[Key]] = defaultdict(list)
+    pool_train: dict[Key, list[Key]] = defaultdict(list)
     for r, h, s, t in f["train_index"]:
         train_at_unit[(h, s, t)].append(r)
         train_terms[r].append((h, s, t))
-    inf_at_unit: dict[Key, list[Key]] = defaultdict(list)
+        pool_train[(h, t)].append((r, s))
+    pool_inf: dict[Key, list[Key]] = defaultdict(list)
     demand_terms: dict[Key, list[Key]] = {row: [] for row in f["demand_rows"]}
-    for w, role, h, s, t in f["inf_index"]:
-        inf_at_unit[(h, s, t)].append((w, role))
-        demand_terms[(w, t, "prefill" if role == "prefill" else "output")].append((role, h, s))
+    for w, role, h, t in f["inf_index"]:
+        pool_inf[(h, t)].append((w, role))
+        demand_terms[(w, t, "prefill" if role == "prefill" else "output")].append((role, h))
+    position = {p.label: p.index for p in ctx.periods}
+    pool_index = sorted(set(pool_train) | set(pool_inf), key=lambda k: (position[k[1]], k[0]))
+    # A pool with one place is its own training row; otherwise each place needs one.
+    site_train = [(h, s, t) for h, s, t in train_at_unit if len(f["places"][(h, t)]) > 1]
     supply_terms: dict[Key, list[str]] = defaultdict(list)
-    period_buys: dict[int, list[Key]] = defaultdict(list)
+    period_buys: dict[PeriodLabel, list[Key]] = defaultdict(list)
     for h, s, t in f["buy_index"]:
         supply_terms[(h, t)].append(s)
         period_buys[t].append((h, s))
     site_fleet: dict[Key, list[str]] = defaultdict(list)
-    period_fleet: dict[int, list[Key]] = defaultdict(list)
+    period_fleet: dict[PeriodLabel, list[Key]] = defaultdict(list)
     for h, s, t in f["fleet_index"]:
         site_fleet[(s, t)].append(h)
         period_fleet[t].append((h, s))
 
-    starts = {p.label: p for p in ctx.periods}
-    budget: dict[int, float] = {}
+    period = {p.label: p for p in ctx.periods}
+    budget: dict[PeriodLabel, float] = {}
     capex = ctx.scenario.budget.capex_usd
     if capex is not None:
-        budget = {p.label: value_at(capex, p.start, "hold") * p.length_years for p in ctx.periods}
+        budget = {p.label: flow_in(capex, p) for p in ctx.periods}
     supply: dict[Key, float] = {}
     for h, t in supply_terms:
         cap = ctx.choice(h).max_units_per_year
         if cap is not None:
-            p = starts[t]
-            supply[(h, t)] = value_at(cap, p.start, "hold") * p.length_years
+            supply[(h, t)] = flow_in(cap, period[t])
 
     def frozen(d: dict[Any, list[Any]]) -> dict[Any, tuple[Any, ...]]:
         return {k: tuple(v) for k, v in d.items()}
@@ -588,7 +646,10 @@ def _lookups(ctx: _Context, f: Fields) -> Fields:
     return {
         "train_at_unit": frozen(train_at_unit),
         "train_terms": frozen(train_terms),
-        "inf_at_unit": frozen(inf_at_unit),
+        "pool_index": tuple(pool_index),
+        "pool_train": frozen(pool_train),
+        "pool_inf": frozen(pool_inf),
+        "site_train_index": tuple(site_train),
         "demand_terms": frozen(demand_terms),
         "supply_terms": frozen(supply_terms),
         "period_buys": frozen(period_buys),

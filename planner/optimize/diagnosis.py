@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from planner.optimize.data import MTOK, ModelData
+from planner.optimize.data import MTOK, ModelData, PeriodLabel
 
 UNMET_SHARE = 1e-4
 """Unmet shares below this are reported as served."""
@@ -27,8 +27,17 @@ def money(usd: float) -> str:
     return f"${usd:,.2f}"
 
 
-def _years(values: list[int]) -> str:
-    return ", ".join(str(v) for v in sorted(values))
+def _years(values: list[str], periods: pd.DataFrame) -> str:
+    """Period labels in time order, runs of three or more consecutive ones as ``a–b``."""
+    order = {p: i for i, p in enumerate(periods["period"])}
+    ranked = sorted({str(v) for v in values}, key=lambda v: order.get(v, -1))
+    runs: list[list[str]] = []
+    for v in ranked:
+        if runs and order.get(v, -1) == order.get(runs[-1][-1], -1) + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) >= 3 else ", ".join(r) for r in runs)
 
 
 def _binding(frame: pd.DataFrame) -> pd.DataFrame:
@@ -38,35 +47,36 @@ def _binding(frame: pd.DataFrame) -> pd.DataFrame:
 def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
     """One sentence per limit that binds, with its LP value where there is one."""
     out: list[str] = []
+    periods = tables["periods"]
     shadow = tables["shadow_prices"]
     lp = shadow[shadow["method"] == "LP relaxation"]
     power = tables["power"]
     for site, rows in _binding(power).groupby("site"):
-        values = lp[(lp["limit"] == "power") & (lp["subject"] == site)].set_index("year")
+        values = lp[(lp["limit"] == "power") & (lp["subject"] == site)].set_index("period")
         worth = [
-            f"{money(values.loc[y, 'value_in_year_usd'])} in {y}"
-            for y in rows["year"]
-            if y in values.index and values.loc[y, "value_in_year_usd"] > 1
+            f"{money(values.loc[p, 'value_in_year_usd'])} in {p}"
+            for p in rows["period"]
+            if p in values.index and values.loc[p, "value_in_year_usd"] > 1
         ]
         note = f" (LP relaxation: +1 MW worth {', '.join(worth)})" if worth else ""
-        out.append(f"Power binds at {site} in {_years(list(rows['year']))}{note}.")
+        out.append(f"Power binds at {site} in {_years(list(rows['period']), periods)}{note}.")
     budget = tables["budget"]
     binding = _binding(budget)
     if len(binding):
-        values = lp[lp["limit"] == "budget"].set_index("year")
+        values = lp[lp["limit"] == "budget"].set_index("period")
         worth = [
-            f"${values.loc[y, 'value_in_year_usd']:,.2f} in {y}"
-            for y in binding["year"]
-            if y in values.index and values.loc[y, "value_in_year_usd"] > 1e-4
+            f"${values.loc[p, 'value_in_year_usd']:,.2f} in {p}"
+            for p in binding["period"]
+            if p in values.index and values.loc[p, "value_in_year_usd"] > 1e-4
         ]
         note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)})" if worth else ""
-        out.append(f"The capex budget binds in {_years(list(binding['year']))}{note}.")
+        out.append(f"The capex budget binds in {_years(list(binding['period']), periods)}{note}.")
     supply = tables["supply"]
     for h, rows in _binding(supply).groupby("hardware"):
-        out.append(f"The supply cap of {h} binds in {_years(list(rows['year']))}.")
+        out.append(f"The supply cap of {h} binds in {_years(list(rows['period']), periods)}.")
     share = tables["vendor_share"]
     for v, rows in _binding(share).groupby("vendor"):
-        out.append(f"The {v} share cap binds in {_years(list(rows['year']))}.")
+        out.append(f"The {v} share cap binds in {_years(list(rows['period']), periods)}.")
     return out
 
 
@@ -84,7 +94,7 @@ def _best(candidates: dict[str, float]) -> _Best | None:
     return _Best(h, candidates[h])
 
 
-def _serving_hardware(d: ModelData, w: str, t: int) -> dict[str, float]:
+def _serving_hardware(d: ModelData, w: str, t: PeriodLabel) -> dict[str, float]:
     """Hardware that could serve w's output tokens in t → its Mtok/day per unit."""
     buyable = {h for h, _ in d.period_buys.get(t, ())} | {h for h, _ in d.period_fleet.get(t, ())}
     return {
@@ -94,20 +104,31 @@ def _serving_hardware(d: ModelData, w: str, t: int) -> dict[str, float]:
     }
 
 
-def _limits_in(tables: dict[str, pd.DataFrame], t: int) -> tuple[list[str], bool, list[str]]:
+def _limits_in(
+    d: ModelData, tables: dict[str, pd.DataFrame], t: PeriodLabel
+) -> tuple[list[str], bool, list[str]]:
+    """Sites whose power binds in ``t``; whether the budget, and which supply caps, bind
+    in ``t`` or before it."""
+    position = {p.name: p.index for p in d.periods}
+    now = d.period(t).index
     power = tables["power"]
-    sites = list(power[(power["year"] == t) & power["binding"].astype(bool)]["site"])
+    sites = list(power[(power["period"] == str(t)) & power["binding"].astype(bool)]["site"])
     budget = tables["budget"]
-    budget_binds = bool(((budget["year"] <= t) & budget["binding"].astype(bool)).any())
+    by_now = budget["period"].map(position) <= now
+    budget_binds = bool((by_now & budget["binding"].astype(bool)).any())
     supply = tables["supply"]
-    capped = list(
-        supply[(supply["year"] <= t) & supply["binding"].astype(bool)]["hardware"].unique()
-    )
+    by_now = supply["period"].map(position) <= now
+    capped = list(supply[by_now & supply["binding"].astype(bool)]["hardware"].unique())
     return sites, budget_binds, capped
 
 
 def _moves(
-    d: ModelData, t: int, need: dict[str, float], sites: list[str], budget: bool, capped: list[str]
+    d: ModelData,
+    t: PeriodLabel,
+    need: dict[str, float],
+    sites: list[str],
+    budget: bool,
+    capped: list[str],
 ) -> list[str]:
     """Estimated moves of each binding limit; ``need`` maps hardware → units required."""
     moves = []
@@ -148,10 +169,12 @@ def _sizes(moves: list[str]) -> str:
 
 def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[str]:
     out = []
+    label = {p.name: p.label for p in d.periods}
     served = tables["served"]
-    short = served[served["unmet_share"] > UNMET_SHARE].sort_values(["year", "workload"])
-    for row in short.itertuples(index=False):
-        w, t = row.workload, int(row.year)
+    short = served[served["unmet_share"] > UNMET_SHARE]
+    short = short.assign(_order=short["period"].map({p.name: p.index for p in d.periods}))
+    for row in short.sort_values(["_order", "workload"]).itertuples(index=False):
+        w, t = row.workload, label[row.period]
         head = (
             f"{t}: {row.unmet_share:.0%} of {w} demand left unmet "
             f"({row.unmet_peak_tokens_per_day:.3g} tokens/day at peak)."
@@ -168,7 +191,7 @@ def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> 
             continue
         unmet = row.unmet_peak_tokens_per_day / MTOK
         need = {h: unmet / (rate * d.availability) for h, rate in can_serve.items()}
-        sites, budget, capped = _limits_in(tables, t)
+        sites, budget, capped = _limits_in(d, tables, t)
         moves = _moves(d, t, need, sites, budget, [h for h in capped if h in need])
         if moves:
             out.append(f"{head} {_held_back(sites, budget, capped, need)} {_sizes(moves)}")
@@ -205,12 +228,13 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
         unmet = row.unmet_flops / 1e21
         need = {h: unmet / (z * d.availability) for h, z in rates.items()}
         sites, budget, capped = set(), False, set()
-        for t in (t for t in d.labels if first <= t <= last):
-            s, b, c = _limits_in(tables, t)
+        for p in (p for p in d.periods if first <= p.year <= last):
+            s, b, c = _limits_in(d, tables, p.label)
             sites |= set(s)
             budget |= b
             capped |= set(c)
-        moves = _moves(d, last, need, sorted(sites), budget, sorted(capped & set(need)))
+        last_period = d.train_window[r][1]
+        moves = _moves(d, last_period, need, sorted(sites), budget, sorted(capped & set(need)))
         if moves:
             limits = _held_back(sorted(sites), budget, sorted(capped), need)
             out.append(f"{head} {limits} {_sizes(moves)}")
@@ -227,15 +251,16 @@ def retirement_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[
     """Existing cohorts switched off before the end of their life."""
     fleet = tables["fleet"]
     existing = fleet[fleet["origin"] == "existing"]
-    kept = existing.groupby(["hardware", "site", "vintage", "year"])["units"].sum().to_dict()
-    alive: dict[tuple[str, str, int], list[int]] = {}
+    existing = existing.assign(vintage=existing["vintage"].astype(str))
+    kept = existing.groupby(["hardware", "site", "vintage", "period"])["units"].sum().to_dict()
+    alive: dict[tuple[str, str, int], list[PeriodLabel]] = {}
     for h, s, i, t in d.existing_index:
         alive.setdefault((h, s, i), []).append(t)
     out = []
     for (h, s, i), years in alive.items():
         units = d.existing_units[(h, s, i)]
         for t in years:
-            left = float(kept.get((h, s, i, t), 0.0))
+            left = float(kept.get((h, s, str(i), str(t)), 0.0))
             if left < units - 1e-6:
                 out.append(
                     f"{units - left:,.0f} of the {units:,} existing {h} at {s} (installed {i}) "

@@ -6,7 +6,9 @@ re-solved with the value moved up and down by a step (1% of its value; at least 
 whole-number fields), and the slope is reported as *cost saved per +1 unit* of the
 value (negative: the change adds cost). A trailing year moves that year alone: the
 series is first written out for every horizon year at its current values, so
-interpolation and hold-forward do not spread the change.
+interpolation and hold-forward do not spread the change. Inputs are per year whatever
+the period length, so with quarterly periods a year's value moves all four quarters
+(the row's ``period`` is then empty; for yearly plans it is the year).
 
 All solves use a MIP gap of at most ``MARGINAL_GAP``; the remaining gap bounds the
 error of each slope, reported as ``uncertainty``.
@@ -40,6 +42,7 @@ PERF_FREE = {"sites", "budget", "finance", "rental", "existing_fleet", "penaltie
 """Sections the throughput tables do not depend on (no need to recompute them)."""
 COLUMNS = [
     "limit",
+    "period",
     "year",
     "subject",
     "value",
@@ -163,9 +166,11 @@ def finite_differences(
         value = slope_up if slope_up is not None else slope_down
         # Present value → that year's money (the plan discounts from the horizon start).
         factor = (1 + scenario.finance.wacc) ** ((year or years[0]) - years[0])
+        yearly = scenario.horizon.periods_per_year == 1
         rows.append(
             {
                 "limit": "marginal",
+                "period": str(year) if year is not None and yearly else None,
                 "year": year,
                 "subject": path,
                 "value": value,

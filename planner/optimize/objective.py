@@ -1,8 +1,9 @@
 """Objective: net present value of the fleet's cash costs, plus penalties for unmet work.
 
 With DF_t = (1 + wacc)^−(start_t − start of horizon) — every cash flow of a period is
-booked at the period's start, so the first period is undiscounted — and L_t the
-period length in years::
+booked at the period's start, so the first period is undiscounted; starts are in
+fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + wacc)^−1.5
+— and L_t the period length in years (running costs are per year, times L_t)::
 
     min  Σ_t DF_t · ( capex_t + L_t · (rent_t + energy_t + facility_t + maintenance_t) )
          − DF_end · residual
@@ -25,19 +26,23 @@ period length in years::
   unmet_inf is peak Mtok/day, so /p2a gives average Mtok/day); P_train is
   ``penalties.unmet_training_usd_per_pflop`` per PFLOP not done (10⁶ PFLOP per ZFLOP).
 
-By linearity each variable gets one present-value coefficient (a purchase carries its
-price, its running costs over its life inside the horizon, minus its residual value);
-the model is built from those coefficients, in USD millions.
+By linearity each variable gets one present-value coefficient, and the model is built
+from those, in USD millions: a purchase carries its price, its maintenance over its
+life inside the horizon and minus its residual value; each installed unit-period its
+energy and facility cost (whoever bought it); each kept existing unit-period its
+maintenance; rentals and slacks their own cost.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import itertools
 from typing import Any
 
 import pyomo.environ as pyo
 
 from planner.optimize.data import DAYS_PER_YEAR, USD_SCALE, ZFLOP, Key, ModelData
+from planner.optimize.linear import linear
+from planner.optimize.variables import Vars
 
 PFLOP = 1e15
 
@@ -45,30 +50,29 @@ PFLOP = 1e15
 def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     """Each variable's contribution to the objective per unit, present-value USD."""
     df, length = d.discount_factor, d.period_length
+    # years_pv[k]: Σ DF·L over the first k periods, so a unit's life in PV-years is a
+    # difference of two entries (no loop over the periods it lives in).
+    years_pv = [0.0, *itertools.accumulate(df[p.label] * p.length_years for p in d.periods)]
+    position = {p.label: p.index for p in d.periods}
+    count = len(d.periods)
     buy: dict[Key, float] = {}
-    running: dict[Key, list[int]] = defaultdict(list)
-    for (h, s, t), vintages in d.vintages_alive.items():
-        for v in vintages:
-            running[(h, s, v)].append(t)
     for h, s, v in d.buy_index:
         price = d.price_usd[(h, v)]
-        value = df[v] * price - d.discount_factor_end * d.residual_fraction[(h, v)] * price
-        for t in running[(h, s, v)]:
-            per_year = (
-                d.energy_usd_per_unit_year[(h, s, t)]
-                + d.facility_usd_per_unit_year[(h, s, t)]
-                + d.maintenance_fraction * price
-            )
-            value += df[t] * length[t] * per_year
-        buy[(h, s, v)] = value
-    kept = {
-        (h, s, i, t): df[t]
-        * length[t]
-        * (
-            d.energy_usd_per_unit_year[(h, s, t)]
-            + d.facility_usd_per_unit_year[(h, s, t)]
-            + d.maintenance_fraction * d.existing_price_usd[(h, s, i)]
+        first = position[v]
+        last = min(first + round(d.lifetime_years[h] * d.periods_per_year), count)
+        buy[(h, s, v)] = (
+            df[v] * price
+            - d.discount_factor_end * d.residual_fraction[(h, v)] * price
+            + d.maintenance_fraction * price * (years_pv[last] - years_pv[first])
         )
+    installed = {
+        (h, s, t): df[t]
+        * length[t]
+        * (d.energy_usd_per_unit_year[(h, s, t)] + d.facility_usd_per_unit_year[(h, s, t)])
+        for h, s, t in d.fleet_index
+    }
+    kept = {
+        (h, s, i, t): df[t] * length[t] * d.maintenance_fraction * d.existing_price_usd[(h, s, i)]
         for h, s, i, t in d.existing_index
     }
     rent = {k: df[k[1]] * length[k[1]] * d.rent_usd_per_unit_year[k] for k in d.rent_index}
@@ -81,6 +85,7 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     }
     return {
         "buy": buy,
+        "installed": installed,
         "kept": kept,
         "rent": rent,
         "unmet_inf": unmet_inf,
@@ -88,13 +93,10 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     }
 
 
-def add_objective(m: pyo.ConcreteModel, d: ModelData) -> None:
+def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Minimise present-value cost (USD millions) as the module docstring states."""
-    coef = present_value_coefficients(d)
     terms = []
-    for name, by_key in coef.items():
-        var = getattr(m, name)
-        for key, c in by_key.items():
-            if c:
-                terms.append(c / USD_SCALE * var[key])
-    m.cost = pyo.Objective(expr=sum(terms), sense=pyo.minimize)
+    for name, by_key in present_value_coefficients(d).items():
+        family = getattr(var, name)
+        terms += [(c / USD_SCALE, family[key]) for key, c in by_key.items() if c]
+    m.cost = pyo.Objective(expr=linear(terms), sense=pyo.minimize)

@@ -1,12 +1,25 @@
 """The solver boundary: the only module that names HiGHS or any other solver.
 
-HiGHS runs through Pyomo's ``pyomo.contrib.solver`` interface (the older
-``appsi_highs`` silently drops time limits). It is called with
-``raise_exception_on_nonoptimal_result=False, load_solutions=False`` and the outcome is
-read from the termination condition and the solution status, then turned into our own
-:class:`SolveResult`. Any other Pyomo solver name is accepted: names the new interface
-knows (``gurobi_direct``, ``scip_direct``, …) go through it; anything else
-(``cbc``, ``glpk``, ``cplex``, …) through the classic ``SolverFactory``.
+``highs`` (the default) is handed over in bulk: the Pyomo model's active variables,
+rows and objective become HiGHS's own arrays (row-wise sparse, one ``passModel``), read
+straight from the flat linear expressions the model is built of (planner.optimize.linear;
+anything else goes through Pyomo's ``generate_standard_repn``), then ``highspy`` solves
+and the primal values (and requested duals) are loaded back into the Pyomo variables.
+Fixed variables stay columns with equal bounds. This replaces Pyomo's persistent HiGHS
+interface, which re-walks every row twice and adds variables row by row: on the L
+benchmark its hand-off took longer than building the model (see bench/README.md).
+Statuses and termination names follow that interface (``maxTimeLimit``, …).
+
+``highs-pyomo`` still runs HiGHS through Pyomo's ``pyomo.contrib.solver`` interface
+(called with ``raise_exception_on_nonoptimal_result=False, load_solutions=False``; the
+older ``appsi_highs`` silently drops time limits). Any other Pyomo solver name is
+accepted: names the new interface knows (``gurobi_direct``, ``scip_direct``, …) go
+through it; anything else (``cbc``, ``glpk``, ``cplex``, …) through the classic
+``SolverFactory``.
+
+Every result times its steps separately: ``handoff_seconds`` (Pyomo model → the
+solver's own model), ``solver_seconds`` (the solver's run) and ``load_seconds``
+(solution back into Pyomo).
 
 HiGHS gives no duals for a MILP; ask for duals only on a model built with ``relax``
 (see DESIGN.md section 5). HiGHS quirks handled here: the thread pool is per process
@@ -21,20 +34,27 @@ import math
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.timing import HierarchicalTimer
 from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+from pyomo.core.base.var import VarData
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTermination
+from pyomo.repn.standard_repn import generate_standard_repn
 
 from planner.errors import SolverError
 
 log = logging.getLogger("planner.optimize")
 
 DEFAULT_SOLVER = "highs"
+PYOMO_HIGHS = "highs-pyomo"
+"""HiGHS through Pyomo's own (persistent) interface instead of the bulk hand-off."""
 
 
 class SolveStatus(enum.Enum):
@@ -55,14 +75,21 @@ class SolveStatus(enum.Enum):
         return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
+STRATEGIES = ("direct", "lp-first")
+"""``direct``: solve the MILP as built. ``lp-first``: solve the LP relaxation, round it
+to whole purchases and hand that to the MILP as a starting plan (planner.optimize)."""
+
+
 @dataclass(frozen=True)
 class SolverOptions:
-    """Solver, relative MIP gap, wall-clock limit (s) and threads (None: solver default)."""
+    """Solver, relative MIP gap, wall-clock limit (s), threads (None: solver default)
+    and strategy (one of ``STRATEGIES``)."""
 
     name: str = DEFAULT_SOLVER
     mip_gap: float | None = None
     time_limit_s: float | None = None
     threads: int | None = None
+    strategy: str = "direct"
 
 
 @dataclass(frozen=True)
@@ -78,6 +105,14 @@ class SolveResult:
     solver: str
     duals: dict[str, dict[Any, float]] = field(default_factory=dict)
     """Constraint name → index → dual (LP solves with duals requested only)."""
+    handoff_seconds: float | None = None
+    """Pyomo model → the solver's own model (None where the solver does not say)."""
+    solver_seconds: float | None = None
+    """The solver's own run."""
+    load_seconds: float | None = None
+    """Solution back into the Pyomo variables."""
+    nonzeros: int | None = None
+    """Constraint-matrix nonzeros handed to the solver (bulk HiGHS hand-off only)."""
 
     @property
     def gap(self) -> float | None:
@@ -90,23 +125,39 @@ class SolveResult:
 
 
 def solve(
-    model: pyo.ConcreteModel, options: SolverOptions, *, duals: Sequence[str] = ()
+    model: pyo.ConcreteModel,
+    options: SolverOptions,
+    *,
+    duals: Sequence[str] = (),
+    relax_integrality: bool = False,
+    warm_start: bool = False,
 ) -> SolveResult:
     """Solve ``model``; load the primal solution into it when there is one.
 
     ``duals`` names constraint components whose duals to return (LP models only).
+    ``relax_integrality`` solves the LP relaxation of a MILP as it stands and
+    ``warm_start`` hands the variables' current values to the solver as a starting
+    plan (both: HiGHS only; HiGHS fixes the start's integers and solves for the rest).
     Raises SolverError when the solver is unknown or not installed.
     """
     if next(model.component_data_objects(pyo.Var, active=True), None) is None:
         # Nothing to decide (no demand, no fleet): solvers report empty models oddly.
         constant = float(pyo.value(model.cost.expr))
         return SolveResult(SolveStatus.OPTIMAL, "emptyModel", constant, constant, 0.0, options.name)
-    contrib = _contrib_solver(options.name)
+    if (relax_integrality or warm_start) and options.name != DEFAULT_SOLVER:
+        raise SolverError(
+            f"solver strategy {options.strategy!r} needs --solver {DEFAULT_SOLVER}, "
+            f"not {options.name!r}; use --strategy direct"
+        )
     started = time.perf_counter()
-    if contrib is not None:
-        result = _solve_contrib(contrib, model, options, duals)
+    if options.name == DEFAULT_SOLVER:
+        result = _solve_highs(model, options, duals, relax_integrality, warm_start)
     else:
-        result = _solve_legacy(model, options, duals)
+        contrib = _contrib_solver(options.name)
+        if contrib is not None:
+            result = _solve_contrib(contrib, model, options, duals)
+        else:
+            result = _solve_legacy(model, options, duals)
     seconds = time.perf_counter() - started
     gap = result.gap
     log.info(
@@ -117,20 +168,286 @@ def solve(
         "n/a" if result.objective is None else f"{result.objective:,.3f} USD M",
         "n/a" if gap is None else f"{gap:.4%}",
     )
+    return replace(result, seconds=seconds, solver=options.name)
+
+
+# --- HiGHS, handed over in bulk -------------------------------------------------------
+
+_TERMINATION = {
+    "kOptimal": "convergenceCriteriaSatisfied",
+    "kInfeasible": "provenInfeasible",
+    "kUnboundedOrInfeasible": "infeasibleOrUnbounded",
+    "kUnbounded": "unbounded",
+    "kObjectiveBound": "objectiveLimit",
+    "kObjectiveTarget": "objectiveLimit",
+    "kTimeLimit": "maxTimeLimit",
+    "kIterationLimit": "iterationLimit",
+    "kSolutionLimit": "iterationLimit",
+    "kInterrupt": "interrupted",
+    "kHighsInterrupt": "interrupted",
+    "kMemoryLimit": "error",
+    "kLoadError": "error",
+    "kModelError": "error",
+    "kPresolveError": "error",
+    "kSolveError": "error",
+    "kPostsolveError": "error",
+}
+"""HiGHS model status → the termination names Pyomo's interfaces use."""
+_HIGHS_STATUS = {
+    "kOptimal": SolveStatus.OPTIMAL,
+    "kInfeasible": SolveStatus.INFEASIBLE,
+    "kUnboundedOrInfeasible": SolveStatus.INFEASIBLE,
+    "kUnbounded": SolveStatus.UNBOUNDED,
+}
+
+
+@dataclass
+class _HighsModel:
+    """A Pyomo model as HiGHS arrays: which variable is which column, which row which."""
+
+    highs: Any
+    columns: list[Any]
+    rows: dict[int, int]
+    """id(ConstraintData) → row."""
+    integers: np.ndarray
+    """Columns that are integer (or binary)."""
+    nonzeros: int
+
+
+def _linear_row(
+    body: Any, column: dict[int, int], extra: list[Any]
+) -> tuple[list[int], list[float], float]:
+    """Columns, coefficients and constant of a linear ``body``.
+
+    Flat LinearExpressions of monomials (how planner.optimize builds rows) are read
+    directly; anything else (or a row naming a variable twice) through Pyomo's
+    standard representation.
+    """
+    cols: list[int] = []
+    coefs: list[float] = []
+    constant = 0.0
+    if body.__class__ is LinearExpression:
+        for arg in body.args:
+            cls = arg.__class__
+            if cls is MonomialTermExpression:
+                coef, var = arg.args
+                if coef.__class__ is not float:
+                    coef = pyo.value(coef)
+            elif cls in _NUMBERS:
+                constant += arg
+                continue
+            elif isinstance(arg, VarData):
+                coef, var = 1.0, arg
+            else:
+                break  # not flat: fall through to the standard representation
+            j = column.get(id(var))
+            if j is None:
+                j = _add_column(var, column, extra)
+            cols.append(j)
+            coefs.append(coef)
+        else:
+            if len(set(cols)) == len(cols):
+                return cols, coefs, constant
+    repn = generate_standard_repn(body, compute_values=True, quadratic=False)
+    if repn.nonlinear_expr is not None:
+        raise SolverError("HiGHS solves linear models only; a constraint is nonlinear")
+    merged: dict[int, float] = {}
+    for coef, var in zip(repn.linear_coefs, repn.linear_vars, strict=True):
+        j = column.get(id(var))
+        if j is None:
+            j = _add_column(var, column, extra)
+        merged[j] = merged.get(j, 0.0) + float(coef)
+    return list(merged), list(merged.values()), float(pyo.value(repn.constant))
+
+
+_NUMBERS = (int, float)
+
+
+def _add_column(var: Any, column: dict[int, int], extra: list[Any]) -> int:
+    """A variable outside the model's active blocks that a row uses: one more column."""
+    column[id(var)] = j = len(column)
+    extra.append(var)
+    return j
+
+
+def _column_bounds(columns: list[Any], inf: float) -> tuple[list[float], list[float], list[int]]:
+    """Lower and upper bounds of each column (fixed: both its value) and the integers."""
+    lower, upper, integer = [], [], []
+    step: dict[int, int] = {}  # domains are shared objects: ask each once
+    for j, var in enumerate(columns):
+        domain = var.domain
+        kind = step.get(id(domain))
+        if kind is None:
+            kind = step[id(domain)] = domain.get_interval()[2]
+            if kind not in (0, 1):
+                raise SolverError(f"HiGHS cannot model the domain of {var.name}")
+        if var.fixed:
+            lower.append(float(var.value))
+            upper.append(float(var.value))
+            continue
+        lo, up = var.bounds
+        lower.append(-inf if lo is None else lo)
+        upper.append(inf if up is None else up)
+        if kind:
+            integer.append(j)
+    return lower, upper, integer
+
+
+def _highspy() -> Any:
+    import highspy
+
+    return highspy
+
+
+def new_highs() -> Any:
+    """A silent ``highspy.Highs`` (its banner, printed once per process, is swallowed)."""
+    from pyomo.common.tee import capture_output
+
+    with capture_output(capture_fd=True):
+        highs = _highspy().Highs()
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
+def highs_model(model: pyo.ConcreteModel) -> _HighsModel:
+    """``model`` as a HiGHS model, handed over in one ``passModel`` (not solved)."""
+    highspy = _highspy()
+    inf = highspy.kHighsInf
+    columns = list(model.component_data_objects(pyo.Var, active=True, descend_into=True))
+    column = {id(v): j for j, v in enumerate(columns)}
+    extra: list[Any] = []
+    start, index, value = [0], [], []
+    row_lower, row_upper, rows = [], [], {}
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        lower, body, upper = con.to_bounded_expression(evaluate_bounds=True)
+        cols, coefs, constant = _linear_row(body, column, extra)
+        rows[id(con)] = len(row_lower)
+        row_lower.append(-inf if lower is None else lower - constant)
+        row_upper.append(inf if upper is None else upper - constant)
+        index += cols
+        value += coefs
+        start.append(len(index))
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise SolverError(f"the model has {len(objectives)} active objectives, not one")
+    cost_cols, cost_coefs, offset = _linear_row(objectives[0].expr, column, extra)
+    columns += extra
+    lower_col, upper_col, integer = _column_bounds(columns, inf)
+    cost = np.zeros(len(columns))
+    cost[cost_cols] = cost_coefs
+    lp = highspy.HighsLp()
+    lp.num_col_ = len(columns)
+    lp.num_row_ = len(row_lower)
+    lp.offset_ = offset
+    if objectives[0].sense == pyo.maximize:
+        lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.array(lower_col, dtype=np.double)
+    lp.col_upper_ = np.array(upper_col, dtype=np.double)
+    lp.row_lower_ = np.array(row_lower, dtype=np.double)
+    lp.row_upper_ = np.array(row_upper, dtype=np.double)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_ = lp.num_col_
+    lp.a_matrix_.num_row_ = lp.num_row_
+    lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value, dtype=np.double)
+    highs = new_highs()
+    if highs.passModel(lp) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the model (see its log with --verbose)")
+    integers = np.array(integer, dtype=np.int32)
+    if len(integers):
+        kinds = np.full(len(integers), int(highspy.HighsVarType.kInteger), dtype=np.uint8)
+        highs.changeColsIntegrality(len(integers), integers, kinds)
+    return _HighsModel(highs, columns, rows, integers, len(value))
+
+
+def _solve_highs(
+    model: pyo.ConcreteModel,
+    options: SolverOptions,
+    duals: Sequence[str],
+    relax_integrality: bool,
+    warm_start: bool,
+) -> SolveResult:
+    highspy = _highspy()
+    started = time.perf_counter()
+    bridge = highs_model(model)
+    highs = bridge.highs
+    if relax_integrality and len(bridge.integers):
+        kinds = np.full(len(bridge.integers), int(highspy.HighsVarType.kContinuous), dtype=np.uint8)
+        highs.changeColsIntegrality(len(bridge.integers), bridge.integers, kinds)
+    if warm_start:
+        values = [v.value for v in bridge.columns]
+        start = np.array([0.0 if x is None else x for x in values], dtype=np.double)
+        solution = highspy.HighsSolution()
+        solution.col_value = start
+        highs.setSolution(solution)
+    handoff = time.perf_counter() - started
+    if options.threads is not None:
+        _reset_highs_scheduler()
+        highs.setOptionValue("threads", options.threads)
+    if options.time_limit_s is not None:
+        highs.setOptionValue("time_limit", float(options.time_limit_s))
+    if options.mip_gap is not None:
+        highs.setOptionValue("mip_rel_gap", float(options.mip_gap))
+    started = time.perf_counter()
+    try:
+        highs.run()
+    except Exception as exc:  # solver crashes become our error, not a traceback
+        raise SolverError(f"highs failed: {type(exc).__name__}: {exc}") from exc
+    solver_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    name = highs.getModelStatus().name
+    info = highs.getInfo()
+    found = info.primal_solution_status == 2  # 0 none, 1 infeasible, 2 feasible
+    status = _HIGHS_STATUS.get(name)
+    if status is None:
+        status = SolveStatus.FEASIBLE if found else SolveStatus.NO_SOLUTION
+        if _TERMINATION.get(name) == "error":
+            status = SolveStatus.ERROR
+    if status == SolveStatus.OPTIMAL and not found:
+        status = SolveStatus.NO_SOLUTION
+    objective = bound = None
+    dual_values: dict[str, dict[Any, float]] = {}
+    if status.has_solution:
+        from pyomo.core.staleflag import StaleFlagManager
+
+        solution = highs.getSolution()
+        for var, x in zip(bridge.columns, solution.col_value, strict=True):
+            var.set_value(x, skip_validation=True)
+        StaleFlagManager.mark_all_as_stale(delayed=True)
+        objective = info.objective_function_value
+        bound = info.mip_dual_bound if info.mip_node_count >= 0 else None
+        if status == SolveStatus.OPTIMAL and bound is None:
+            bound = objective
+        if duals and solution.dual_valid:
+            row_dual = solution.row_dual
+            for component in (getattr(model, n, None) for n in duals):
+                if component is None or not len(component):
+                    continue
+                dual_values[component.local_name] = {
+                    c.index(): float(row_dual[bridge.rows[id(c)]])
+                    for c in component.values()
+                    if id(c) in bridge.rows
+                }
     return SolveResult(
-        status=result.status,
-        termination=result.termination,
-        objective=result.objective,
-        bound=result.bound,
-        seconds=seconds,
+        status=status,
+        termination=_TERMINATION.get(name, "unknown"),
+        objective=objective,
+        bound=None if bound is None or not math.isfinite(bound) else bound,
+        seconds=0.0,
         solver=options.name,
-        duals=result.duals,
+        duals=dual_values,
+        handoff_seconds=handoff,
+        solver_seconds=solver_seconds,
+        load_seconds=time.perf_counter() - started,
+        nonzeros=bridge.nonzeros,
     )
 
 
 def _contrib_solver(name: str) -> Any:
     try:
-        return ContribSolverFactory(name)
+        return ContribSolverFactory("highs" if name == PYOMO_HIGHS else name)
     except Exception:  # an unknown name: fall back to the classic factory
         return None
 
@@ -162,10 +479,11 @@ def _solve_contrib(
         config["time_limit"] = options.time_limit_s
     if options.threads is not None:
         config["threads"] = options.threads
-    if options.threads is not None and options.name == "highs":
+    if options.threads is not None and options.name == PYOMO_HIGHS:
         _reset_highs_scheduler()
+    timer = HierarchicalTimer()
     try:
-        results = solver.solve(model, **config)
+        results = solver.solve(model, timer=timer, **config)
     except Exception as exc:  # solver crashes become our error, not a traceback
         raise SolverError(f"{options.name} failed: {type(exc).__name__}: {exc}") from exc
     found = results.solution_status in (SolutionStatus.feasible, SolutionStatus.optimal)
@@ -185,6 +503,7 @@ def _solve_contrib(
     bound = results.objective_bound
     if status == SolveStatus.OPTIMAL and bound is None:
         bound = objective
+    timings = {name: timer.get_total_time(name) for name in timer.get_timers()}
     return SolveResult(
         status=status,
         termination=results.termination_condition.name,
@@ -193,6 +512,9 @@ def _solve_contrib(
         seconds=0.0,
         solver=options.name,
         duals=dual_values,
+        handoff_seconds=timings.get("set_instance"),
+        solver_seconds=timings.get("optimize"),
+        load_seconds=timings.get("load solution"),
     )
 
 

@@ -1,28 +1,58 @@
 """Decision variables (DESIGN.md section 5), each over its sparse index from ModelData.
 
-Units: purchases, existing units kept, rentals and assignments in units (servers or
-racks); unmet inference in Mtok/day at peak; unmet training in ZFLOP.
+Units: purchases, existing units kept, installed units, rentals and assignments in
+units (servers or racks); unmet inference in Mtok/day at peak; unmet training in ZFLOP.
 
 * ``buy[h,s,v]`` integer units bought in period v (continuous when ``relax``).
 * ``kept[h,s,i,t]`` whole units of the existing cohort installed in year i still in
   service in t, at most the cohort size (continuous when ``relax``).
+* ``installed[h,s,t]`` units owned at site s in period t: purchases inside their
+  lifetime plus the existing units kept. A stock defined by the fleet balance (see
+  :mod:`constraints.fleet`), whole whenever purchases and kept units are; continuous.
 * ``rent[h,t]`` units rented through period t (continuous: billed by the hour), at
   most ``max_accelerators / accelerators``.
 * ``y[r,h,s]`` binary: run r sits on hardware h at site s (``(rented)`` for cloud).
-* ``x_train[r,h,s,t]``, ``x_inf[w,role,h,s,t]`` continuous units assigned (a share of
-  the period's unit-time; replicas are not rounded at fleet scale).
+* ``x_train[r,h,s,t]`` continuous units of h at s training run r in t (a share of the
+  period's unit-time; replicas are not rounded at fleet scale).
+* ``x_inf[w,role,h,t]`` continuous units of h serving workload w's role in t, wherever
+  they are: inference is not tied to a site, so its units come from h's pool (every
+  site with h, and rentals). Any pooled plan splits back into sites (each site's spare
+  units after training); the plan's tables show one such split (planner.results).
 * ``unmet_inf[w,t]``, ``unmet_train[r]`` the slacks, bounded by the demand itself.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pyomo.environ as pyo
+from pyomo.core.base.var import VarData
 
 from planner.optimize.data import ModelData
+from planner.optimize.linear import variables
+
+VarDict = dict[Any, VarData]
 
 
-def add_variables(m: pyo.ConcreteModel, d: ModelData) -> None:
-    """Declare every decision variable on ``m``."""
+@dataclass(frozen=True)
+class Vars:
+    """Each variable family as a plain dict, index → variable: the constraint families
+    look terms up here (a dict lookup), not through the indexed component."""
+
+    buy: VarDict
+    kept: VarDict
+    installed: VarDict
+    rent: VarDict
+    y: VarDict
+    x_train: VarDict
+    x_inf: VarDict
+    unmet_inf: VarDict
+    unmet_train: VarDict
+
+
+def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
+    """Declare every decision variable on ``m``; return them as plain dicts."""
     units = pyo.NonNegativeReals if d.relax else pyo.NonNegativeIntegers
     choice = pyo.UnitInterval if d.relax else pyo.Binary
     m.buy = pyo.Var(list(d.buy_index), domain=units)
@@ -31,6 +61,7 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> None:
         domain=units,
         bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
     )
+    m.installed = pyo.Var(list(d.fleet_index), domain=pyo.NonNegativeReals)
     m.rent = pyo.Var(
         list(d.rent_index),
         domain=pyo.NonNegativeReals,
@@ -47,3 +78,4 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> None:
     m.unmet_train = pyo.Var(
         list(d.runs), domain=pyo.NonNegativeReals, bounds=lambda _, r: (0, d.train_zflop[r])
     )
+    return Vars(**{name: variables(getattr(m, name)) for name in Vars.__dataclass_fields__})

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
+from planner.scenario.periods import Period, horizon_periods
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
@@ -37,8 +38,9 @@ class Horizon(_Section):
     """First planning year."""
     years: int = Field(ge=1, le=30)
     """Number of years planned."""
-    periods_per_year: Literal[1] = 1
-    """Periods per year (1 = yearly planning)."""
+    periods_per_year: Literal[1, 2, 4, 12] = 1
+    """Periods per year: 1 yearly, 2 half-years, 4 quarters, 12 months. Inputs stay per
+    year; planner.scenario.periods says how each is spread over shorter periods."""
 
     @property
     def year_list(self) -> list[int]:
@@ -48,6 +50,21 @@ class Horizon(_Section):
     def end(self) -> int:
         """Last planning year (inclusive)."""
         return self.start + self.years - 1
+
+    @property
+    def period_count(self) -> int:
+        """Number of planning periods (years · periods_per_year)."""
+        return self.years * self.periods_per_year
+
+    @property
+    def period_length_years(self) -> float:
+        """Length of one period in years (0.25 for quarters)."""
+        return 1.0 / self.periods_per_year
+
+    @property
+    def periods(self) -> tuple[Period, ...]:
+        """The planning periods, first to last (see planner.scenario.periods)."""
+        return horizon_periods(self)
 
 
 class Finance(_Section):
@@ -242,6 +259,10 @@ class Solver(_Section):
     """Wall-clock limit for one solve, seconds."""
     threads: int | None = Field(default=None, ge=1, le=256)
     """Solver threads; default: the solver's own choice."""
+    strategy: Literal["direct", "lp-first"] = "direct"
+    """``direct``: solve the MILP as built. ``lp-first``: solve its LP relaxation, round
+    purchases up and start the MILP from that plan (HiGHS only; see
+    planner.optimize.strategy)."""
 
 
 class Penalties(_Section):

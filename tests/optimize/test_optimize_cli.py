@@ -45,7 +45,7 @@ def test_run_json_prints_the_plan_and_writes_the_workbook(cli: click.Group, tmp_
     assert any("Power binds" in s for s in document["diagnosis"])
     assert "wrote" in stderr and "variables" in stderr
     sheets = load_workbook(out).sheetnames
-    assert sheets[0] == "Summary" and "purchases" in sheets and "shadow_prices" in sheets
+    assert sheets[0] == "Summary" and "Purchases" in sheets and "Shadow prices" in sheets
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no temp file left
 
 

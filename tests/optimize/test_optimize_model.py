@@ -28,21 +28,26 @@ HAND = ROOT / "tests" / "scenarios"
 # Model size of each shipped scenario. These move when the formulation, the scenario or
 # the perf model's servable pairs change; comment every change to an expected value.
 EXPECTED_SIZES = {
-    # Variables 194 = 36 buy (6 hardware x 6 years, 1 site) + 3 kept (the 2024 H100
-    # cohort, alive 2026-2028) + 6 rent (h200) + 21 y (3 runs x 7 places: 6 hardware at
-    # texas + rented h200) + 28 x_train + 84 x_inf (agentic and rollouts not servable on
+    # Variables 217 = 36 buy (6 hardware x 6 years, 1 site) + 3 kept (the 2024 H100
+    # cohort, alive 2026-2028) + 36 installed (one stock per buy) + 6 rent (h200) + 21 y
+    # (3 runs x 7 places: 6 hardware at texas + rented h200) + 28 x_train + 71 x_inf
+    # (inference pooled per hardware, not per place: agentic and rollouts not servable on
     # h100) + 13 unmet_inf + 3 unmet_train. Integers 60 = 36 buy + 3 kept + 21 y.
-    # Constraints 115 = 36 capacity + 6 rented capacity + 3 completion + 3 one-cluster
-    # + 28 cluster links + 13 demand + 6 power + 6 budget + 12 supply (gb200, gb300)
-    # + 2 existing no-return.
-    "baseline": {"variables": 194, "integer_variables": 60, "constraints": 115},
+    # Constraints 153 = 36 fleet balance + 2 existing no-return + 36 capacity (one pool
+    # per hardware and year) + 8 training capacity (h200 at texas and rented, the 4
+    # training years) + 3 completion + 3 one-cluster + 28 cluster links + 13 demand
+    # + 6 power + 6 budget + 12 supply (gb200, gb300).
+    # (Issue 7: installed became a stock variable and inference capacity a pool: was
+    # 194 variables and 115 constraints.)
+    "baseline": {"variables": 217, "integer_variables": 60, "constraints": 153},
     # Same sets as the baseline: only the power caps differ.
-    "power_constrained": {"variables": 194, "integer_variables": 60, "constraints": 115},
-    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 246 = 48 buy + 3
-    # kept + 6 rent + 27 y + 36 x_train + 110 x_inf + 13 + 3 slacks; integers 78 =
-    # 48 + 3 + 27; constraints 129 = 48 capacity + 6 rented + 3 + 3 + 36 training + 13
-    # demand + 6 power + 6 budget + 6 supply (gb200 only) + 2 no-return.
-    "vendor_shootout": {"variables": 246, "integer_variables": 78, "constraints": 129},
+    "power_constrained": {"variables": 217, "integer_variables": 60, "constraints": 153},
+    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 281 = 48 buy + 3
+    # kept + 48 installed + 6 rent + 27 y + 36 x_train + 97 x_inf + 13 + 3 slacks;
+    # integers 78 = 48 + 3 + 27; constraints 179 = 48 fleet balance + 2 no-return + 48
+    # capacity + 8 training capacity + 3 + 3 + 36 training + 13 demand + 6 power
+    # + 6 budget + 6 supply (gb200 only). (Was 246 variables, 129 constraints.)
+    "vendor_shootout": {"variables": 281, "integer_variables": 78, "constraints": 179},
 }
 
 
@@ -71,8 +76,8 @@ def test_index_sets_hold_only_combinations_that_exist(path: Path) -> None:
         for r in inference.itertuples()
         if r.servable and r.output_tokens_per_s_per_unit > 0
     }
-    assert {(w, h) for w, _, h, _, _ in data.inf_index} <= servable
-    assert all(data.inf_rate[(w, role, h)] > 0 for w, role, h, _, _ in data.inf_index)
+    assert {(w, h) for w, _, h, _ in data.inf_index} <= servable
+    assert all(data.inf_rate[(w, role, h)] > 0 for w, role, h, _ in data.inf_index)
     feasible = {(r.run, r.hardware) for r in training.itertuples() if r.feasible}
     assert {(r, h) for r, h, _, _ in data.train_index} <= feasible
     for r, _, _, t in data.train_index:

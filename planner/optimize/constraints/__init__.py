@@ -1,7 +1,9 @@
 """Constraint families of the fleet model, one module each (DESIGN.md section 5).
 
-Each module has one public function ``add_<family>(m, data)`` whose docstring holds
-its maths. They read only the sparse lookups of :class:`ModelData`.
+Each module has one public function ``add_<family>(m, data, var)`` whose docstring holds
+its maths. They read only the sparse lookups of :class:`ModelData` and the variables
+as plain dicts (:class:`planner.optimize.variables.Vars`), compute their rows as data
+and declare them with :func:`planner.optimize.linear.add_rows`.
 """
 
 from planner.optimize.constraints.budget import add_budget

@@ -5,36 +5,48 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from planner.optimize.data import RENTED, ModelData
+from planner.optimize.linear import Row, Term, add_rows
+from planner.optimize.variables import Vars
 
 
-def add_capacity(m: pyo.ConcreteModel, d: ModelData) -> None:
-    """Assigned units ≤ available units, for owned and for rented capacity.
+def add_capacity(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
+    """Assigned units ≤ available units: pooled per hardware, and per place for training.
 
-    Owned units of h at site s in period t (availability α, e.g. 0.95, covers
-    maintenance and spares)::
+    Owned units of h at site s in period t are available at α (availability, e.g.
+    0.95: maintenance and spares); rented units (the virtual site ``(rented)``: no
+    power cap, facility, energy or maintenance — all in the hourly price) fully.
+    Inference may use h anywhere, so its capacity row pools every place::
 
-        Σ_r x_train[r,h,s,t] + Σ_{w,role} x_inf[w,role,h,s,t] ≤ α · installed[h,s,t]
+        Σ_{r,s} x_train[r,h,s,t] + Σ_{w,role} x_inf[w,role,h,t]
+            ≤ α · Σ_s installed[h,s,t] + rent[h,t]
 
-    Rented capacity sits at the virtual site ``(rented)``: no power cap, no facility,
-    energy or maintenance (all in the hourly price), fully available::
+    A training run is one cluster at one place, so where h works in more than one
+    place each place also bounds its training::
 
-        Σ_r x_train[r,h,(rented),t] + Σ_{w,role} x_inf[w,role,h,(rented),t] ≤ rent[h,t]
+        Σ_r x_train[r,h,s,t] ≤ α · installed[h,s,t]        (owned site s)
+        Σ_r x_train[r,h,(rented),t] ≤ rent[h,t]
+
+    Together these are exactly the per-site capacity rows with inference placed
+    freely: any pooled plan splits into sites by giving each site's spare units
+    (after training) to inference.
     """
+    installed, rent = var.installed, var.rent
+    x_train, x_inf = var.x_train, var.x_inf
 
-    def assigned(m: pyo.ConcreteModel, h: str, s: str, t: int) -> pyo.Expression:
-        return sum(m.x_train[r, h, s, t] for r in d.train_at_unit.get((h, s, t), ())) + sum(
-            m.x_inf[w, role, h, s, t] for w, role in d.inf_at_unit.get((h, s, t), ())
-        )
+    def available(h: str, s: str, t: object) -> Term:
+        if s == RENTED:
+            return (-1.0, rent[(h, t)])
+        return (-d.availability, installed[(h, s, t)])
 
-    owned = [k for k in d.fleet_index if k in d.train_at_unit or k in d.inf_at_unit]
-    m.capacity = pyo.Constraint(
-        owned, rule=lambda m, h, s, t: assigned(m, h, s, t) <= d.availability * m.installed[h, s, t]
-    )
-    rented = [
-        (h, t)
-        for h, t in d.rent_index
-        if (h, RENTED, t) in d.train_at_unit or (h, RENTED, t) in d.inf_at_unit
-    ]
-    m.rented_capacity = pyo.Constraint(
-        rented, rule=lambda m, h, t: assigned(m, h, RENTED, t) <= m.rent[h, t]
-    )
+    pooled: dict[tuple, Row] = {}
+    for h, t in d.pool_index:
+        terms = [(1.0, x_train[(r, h, s, t)]) for r, s in d.pool_train.get((h, t), ())]
+        terms += [(1.0, x_inf[(w, role, h, t)]) for w, role in d.pool_inf.get((h, t), ())]
+        terms += [available(h, s, t) for s in d.places[(h, t)]]
+        pooled[(h, t)] = (None, terms, 0.0)
+    add_rows(m, "capacity", pooled, "assigned units ≤ available units of h in t")
+    per_place: dict[tuple, Row] = {}
+    for h, s, t in d.site_train_index:
+        terms = [(1.0, x_train[(r, h, s, t)]) for r in d.train_at_unit[(h, s, t)]]
+        per_place[(h, s, t)] = (None, [*terms, available(h, s, t)], 0.0)
+    add_rows(m, "training_capacity", per_place, "training units ≤ available units at a place")

@@ -5,24 +5,27 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from planner.optimize.data import ModelData
+from planner.optimize.linear import Row, add_rows
+from planner.optimize.variables import Vars
 
 
-def add_power(m: pyo.ConcreteModel, d: ModelData) -> None:
+def add_power(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Installed IT power × PUE stays within the site's facility cap (MW)::
 
         Σ_h installed[h,s,t] · power_kw_h · PUE_s / 1000 ≤ cap_MW[s,t]
 
-    The cap holds from the last year the scenario gives. Installed units draw
+    The cap is a level: held from the last year the scenario gives, the same in every
+    period of a year. Installed units draw
     power whether busy or idle (the cap is a provisioning limit); rented capacity is
     someone else's data centre and is excluded.
     """
-    m.power = pyo.Constraint(
-        list(d.site_fleet),
-        rule=lambda m, s, t: (
-            sum(
-                m.installed[h, s, t] * d.power_kw[h] * d.pue[s] / 1000.0
-                for h in d.site_fleet[(s, t)]
-            )
-            <= d.power_cap_mw[(s, t)]
-        ),
-    )
+    installed = var.installed
+    rows: dict[tuple, Row] = {
+        (s, t): (
+            None,
+            [(d.power_kw[h] * d.pue[s] / 1000.0, installed[(h, s, t)]) for h in hardware],
+            d.power_cap_mw[(s, t)],
+        )
+        for (s, t), hardware in d.site_fleet.items()
+    }
+    add_rows(m, "power", rows, "installed facility MW ≤ the site's cap")

@@ -5,18 +5,23 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from planner.optimize.data import ModelData
+from planner.optimize.linear import Row, add_rows
+from planner.optimize.variables import Vars
 
 
-def add_supply(m: pyo.ConcreteModel, d: ModelData) -> None:
+def add_supply(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Units bought across all sites stay within the vendor's allocation::
 
         Σ_s buy[h,s,t] ≤ max_units_per_year[h,t] · length_t
 
+    The yearly cap is a flow like the budget: held from the last year given, each
+    period getting its share.
+
     Release years need no row: ``buy[h,s,t]`` does not exist before h is released.
     """
-    m.supply = pyo.Constraint(
-        list(d.supply_max_units),
-        rule=lambda m, h, t: (
-            sum(m.buy[h, s, t] for s in d.supply_terms[(h, t)]) <= d.supply_max_units[(h, t)]
-        ),
-    )
+    buy = var.buy
+    rows: dict[tuple, Row] = {
+        (h, t): (None, [(1.0, buy[(h, s, t)]) for s in d.supply_terms[(h, t)]], cap)
+        for (h, t), cap in d.supply_max_units.items()
+    }
+    add_rows(m, "supply", rows, "units bought in the period ≤ the vendor's allocation")

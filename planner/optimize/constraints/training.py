@@ -5,9 +5,11 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from planner.optimize.data import ModelData
+from planner.optimize.linear import Row, add_rows
+from planner.optimize.variables import Vars
 
 
-def add_training(m: pyo.ConcreteModel, d: ModelData) -> None:
+def add_training(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Completion, one cluster per run, and the link between them.
 
     Completion of run r (F_r its FLOPs in ZFLOP; ρ[r,h,t] the ZFLOP one unit of h
@@ -24,26 +26,20 @@ def add_training(m: pyo.ConcreteModel, d: ModelData) -> None:
 
         x_train[r,h,s,t] ≤ (F_r / ρ[r,h,t]) · y[r,h,s]
     """
-    m.training_completion = pyo.Constraint(
-        list(d.runs),
-        rule=lambda m, r: (
-            sum(
-                d.train_rate[(r, h, t)] * m.x_train[r, h, s, t]
-                for h, s, t in d.train_terms.get(r, ())
-            )
-            + m.unmet_train[r]
-            >= d.train_zflop[r]
-        ),
-    )
-    choices: dict[str, list[tuple[str, str]]] = {}
+    x_train, y, unmet = var.x_train, var.y, var.unmet_train
+    completion: dict[str, Row] = {}
+    for r in d.runs:
+        terms = [
+            (d.train_rate[(r, h, t)], x_train[(r, h, s, t)]) for h, s, t in d.train_terms.get(r, ())
+        ]
+        completion[r] = (d.train_zflop[r], [*terms, (1.0, unmet[r])], None)
+    add_rows(m, "training_completion", completion, "FLOP done in the window + unmet ≥ required")
+    choices: dict[str, Row] = {}
     for r, h, s in d.train_choice_index:
-        choices.setdefault(r, []).append((h, s))
-    m.training_one_cluster = pyo.Constraint(
-        list(choices), rule=lambda m, r: sum(m.y[r, h, s] for h, s in choices[r]) <= 1
-    )
-    m.training_cluster_link = pyo.Constraint(
-        list(d.train_index),
-        rule=lambda m, r, h, s, t: (
-            m.x_train[r, h, s, t] <= d.train_big_m[(r, h, s, t)] * m.y[r, h, s]
-        ),
-    )
+        choices.setdefault(r, (None, [], 1.0))[1].append((1.0, y[(r, h, s)]))
+    add_rows(m, "training_one_cluster", choices, "one hardware type at one place per run")
+    link: dict[tuple, Row] = {
+        (r, h, s, t): (None, [(1.0, x_train[(r, h, s, t)]), (-big_m, y[(r, h, s)])], 0.0)
+        for (r, h, s, t), big_m in d.train_big_m.items()
+    }
+    add_rows(m, "training_cluster_link", link, "only the chosen cluster works on the run")

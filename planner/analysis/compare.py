@@ -1,0 +1,184 @@
+"""Compare scenarios: solve each, then line up headline figures, fleets and costs.
+
+The first scenario is the reference: every difference column is ``other − first``.
+Labels are the scenario names, made unique with the file name where two scenarios
+share a name. ``planner compare`` prints :attr:`Comparison.headline` and writes the
+three tables to a workbook (:func:`planner.export.excel.write_comparison_workbook`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from planner.export.charts import power_frame
+from planner.export.sheets.book import PERIOD, table
+from planner.results import COST_CATEGORIES, Plan
+from planner.scenario.schema import Scenario
+
+PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
+HEADLINE = (
+    # key, label, unit
+    ("npv_cost_usd", "NPV of total cost of ownership", "USD"),
+    ("objective_pv_usd", "NPV incl. penalties (objective)", "USD"),
+    ("penalties_usd_pv", "penalties for unmet demand (PV)", "USD"),
+    ("undiscounted_cost_usd", "undiscounted cash cost", "USD"),
+    ("capex_usd", "total capex", "USD"),
+    ("peak_mw", "peak facility power", "MW"),
+    ("accelerators_end", "owned accelerators at the horizon end", "accelerators"),
+    ("usd_per_mtok_last", "realised cost per Mtok, last period (all workloads)", "USD per Mtok"),
+    ("unmet_inference_tokens", "unmet inference demand", "output tokens"),
+    ("unmet_training_flops", "unmet training work", "FLOP"),
+    ("mip_gap", "MIP gap", "share"),
+)
+
+
+@dataclass(frozen=True)
+class Solved:
+    """One scenario of a comparison: its label, where it came from, and its plan."""
+
+    label: str
+    source: Path | None
+    scenario: Scenario
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Side-by-side tables; one value column per scenario, then ``B − A`` differences."""
+
+    labels: list[str]
+    headline: pd.DataFrame
+    """metric, unit, one column per scenario, differences."""
+    fleet: pd.DataFrame
+    """period, hardware, owned accelerators per scenario, differences."""
+    costs: pd.DataFrame
+    """category, present value (USD) per scenario, differences; a total row last."""
+    solved: list[Solved]
+
+    @property
+    def difference_columns(self) -> list[str]:
+        return difference_labels(self.labels)
+
+
+def difference_labels(labels: Sequence[str]) -> list[str]:
+    return [f"{label} − {labels[0]}" for label in labels[1:]]
+
+
+def unique_labels(names: Sequence[str], sources: Sequence[Path | None]) -> list[str]:
+    """Scenario names; repeated names get the file name, then a number, appended."""
+    labels: list[str] = []
+    for name, source in zip(names, sources, strict=True):
+        label = name
+        if names.count(name) > 1 and source is not None:
+            label = f"{name} ({source.name})"
+        base, n = label, 2
+        while label in labels:
+            label, n = f"{base} #{n}", n + 1
+        labels.append(label)
+    return labels
+
+
+def headline_figures(plan: Plan) -> dict[str, Any]:
+    """The figures a comparison lines up, from one plan."""
+    h = plan.headline
+    fleet = table(plan, "fleet")
+    periods = table(plan, "periods")
+    last = periods[PERIOD].iloc[-1]
+    per_mtok = table(plan, "usd_per_mtok")
+    final = per_mtok[per_mtok[PERIOD] == last]
+    served = float(final["served_mtok"].sum())
+    used = power_frame(plan)["used_mw"]
+    return {
+        "npv_cost_usd": h["npv_cost_usd"],
+        "objective_pv_usd": float(plan.tables["costs"]["usd_pv"].sum()),
+        "penalties_usd_pv": h["penalties_usd_pv"],
+        "undiscounted_cost_usd": h["undiscounted_cost_usd"],
+        "capex_usd": h["capex_usd"],
+        "peak_mw": float(used.max()) if len(used) else 0.0,
+        "accelerators_end": float(fleet.loc[fleet[PERIOD] == last, "accelerators"].sum()),
+        "usd_per_mtok_last": float(final["cost_usd"].sum()) / served if served > 0 else None,
+        "unmet_inference_tokens": h["unmet_inference_tokens"],
+        "unmet_training_flops": h["unmet_training_flops"],
+        "mip_gap": h.get("mip_gap"),
+    }
+
+
+def _with_differences(frame: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    for label, name in zip(labels[1:], difference_labels(labels), strict=True):
+        frame[name] = frame[label] - frame[labels[0]]
+    return frame
+
+
+def compare(solved: Sequence[Solved]) -> Comparison:
+    """Line up the solved scenarios (the first is the reference)."""
+    labels = [s.label for s in solved]
+    figures = [headline_figures(s.plan) for s in solved]
+    rows = []
+    for key, name, unit in HEADLINE:
+        row: dict[str, Any] = {"metric": name, "unit": unit}
+        for label, mine in zip(labels, figures, strict=True):
+            row[label] = mine[key]
+        rows.append(row)
+    headline = pd.DataFrame(rows, columns=["metric", "unit", *labels])
+    headline[labels] = headline[labels].astype(float)
+    headline = _with_differences(headline, labels)
+
+    fleets = []
+    for s in solved:
+        fleet = table(s.plan, "fleet")
+        fleets.append(fleet.groupby([PERIOD, "hardware"], sort=False)["accelerators"].sum())
+    fleet = pd.concat(fleets, axis=1, keys=labels, sort=False).fillna(0.0).reset_index()
+    fleet.columns = [PERIOD, "hardware", *labels]
+    order = {p: i for s in solved for i, p in enumerate(table(s.plan, "periods")[PERIOD])}
+    fleet = fleet.assign(_order=fleet[PERIOD].map(order))
+    fleet = fleet.sort_values(["_order", "hardware"]).drop(columns="_order").reset_index(drop=True)
+    fleet = _with_differences(fleet, labels)
+
+    pv = [s.plan.tables["costs"].groupby("category")["usd_pv"].sum() for s in solved]
+    costs = pd.concat(pv, axis=1, keys=labels).reindex(list(COST_CATEGORIES)).fillna(0.0)
+    costs.loc["total excl. penalties"] = costs.drop(index=list(PENALTIES)).sum()
+    costs = costs.rename_axis("category").reset_index()
+    costs = _with_differences(costs, labels)
+    return Comparison(labels, headline, fleet, costs, list(solved))
+
+
+def solve_files(
+    paths: Sequence[str | Path],
+    *,
+    relax: bool = False,
+    mip_gap: float | None = None,
+    time_limit_s: float | None = None,
+    threads: int | None = None,
+) -> list[Solved]:
+    """Load and solve each scenario file, one after the other."""
+    from planner.optimize import plan, throughput
+    from planner.scenario import load_scenario
+
+    loaded = []
+    for path in map(Path, paths):
+        scenario = load_scenario(path)
+        calibration = (
+            path.parent / scenario.calibration if scenario.calibration is not None else None
+        )
+        tables = throughput(scenario, calibration)
+        result = plan(
+            scenario,
+            relax=relax,
+            mip_gap=mip_gap,
+            time_limit_s=time_limit_s,
+            threads=threads,
+            tables=tables,
+        )
+        loaded.append((path, scenario, result))
+    labels = unique_labels([s.name for _, s, _ in loaded], [p for p, _, _ in loaded])
+    return [Solved(label, p, s, r) for label, (p, s, r) in zip(labels, loaded, strict=True)]
+
+
+def compare_files(paths: Sequence[str | Path], **options: Any) -> Comparison:
+    """Solve each scenario file and compare them (options: see :func:`solve_files`)."""
+    return compare(solve_files(paths, **options))

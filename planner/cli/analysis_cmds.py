@@ -1,0 +1,392 @@
+"""``planner sweep | montecarlo | vendors | alternatives``: many optimisations, summarised.
+
+Each command loads the scenario, builds its tasks (checking every parameter path first),
+runs them (local process pool, or Dask with ``--scheduler`` / ``--dask-local``), prints
+the headline table and writes a workbook and a tidy per-run table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+from rich.markup import escape
+
+from planner.analysis.executors import ExecutorChoice, run_tasks
+from planner.analysis.params import merge, parse_dist, parse_vary, read_spec
+from planner.analysis.report import Analysis, write_runs_table, write_workbook
+from planner.analysis.tasks import SOLVED, SolveSettings
+from planner.cli.common import emit_json, format_option, frame_records, print_frame, stderr
+from planner.errors import PlannerError
+from planner.scenario import load_scenario
+
+EXPORTS = Path("exports")
+
+
+def _solver_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option(
+                "--relax", is_flag=True, help="Continuous purchases (LPs): fast, approximate."
+            ),
+            click.option(
+                "--mip-gap", type=click.FloatRange(0, 1), help="Relative MIP gap per run."
+            ),
+            click.option(
+                "--time-limit",
+                type=click.FloatRange(0, min_open=True),
+                help="Solver wall-clock limit per run, seconds.",
+            ),
+            click.option("--solver", help="Pyomo solver name [default: the file's, else highs]."),
+        ]
+    ):
+        f = option(f)
+    return f
+
+
+def _execution_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option(
+                "--workers",
+                type=click.IntRange(0, 1024),
+                help="Local worker processes [default: one per core; 0 = in this process].",
+            ),
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 "
+                "(needs pip install 'planner[dask]').",
+            ),
+            click.option(
+                "--dask-local",
+                type=click.IntRange(1, 1024),
+                metavar="N",
+                help="Run on a Dask LocalCluster of N single-threaded worker processes.",
+            ),
+            click.option(
+                "--results",
+                type=click.Path(path_type=Path, dir_okay=False),
+                help="Per-run results, appended as runs finish (JSON lines) "
+                "[default: exports/SCENARIO-COMMAND.jsonl].",
+            ),
+            click.option("--resume", is_flag=True, help="Keep the runs already in --results."),
+            click.option("--fresh", is_flag=True, help="Discard the runs already in --results."),
+            click.option("--no-progress", is_flag=True, help="No progress bar on stderr."),
+        ]
+    ):
+        f = option(f)
+    return f
+
+
+def _output_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option(
+                "--out",
+                type=click.Path(path_type=Path, dir_okay=False),
+                help="Workbook [default: exports/SCENARIO-COMMAND.xlsx].",
+            ),
+            click.option(
+                "--table",
+                "table_path",
+                type=click.Path(path_type=Path, dir_okay=False),
+                help="Tidy per-run table, .csv or .parquet (needs pyarrow) "
+                "[default: exports/SCENARIO-COMMAND.csv].",
+            ),
+            format_option,
+        ]
+    ):
+        f = option(f)
+    return f
+
+
+def _executor(workers: int | None, scheduler: str | None, dask_local: int | None) -> ExecutorChoice:
+    if scheduler and dask_local:
+        raise click.UsageError("use --scheduler or --dask-local, not both")
+    if workers is not None and (scheduler or dask_local):
+        raise click.UsageError("--workers sizes the local pool; Dask sizes its own workers")
+    return ExecutorChoice(workers=workers, scheduler=scheduler, dask_local=dask_local)
+
+
+def _settings(relax: bool, mip_gap: float | None, time_limit: float | None, solver: str | None):
+    return SolveSettings(relax=relax, mip_gap=mip_gap, time_limit_s=time_limit, solver=solver)
+
+
+def _run(tasks: list, kind: str, scenario_file: Path, options: dict[str, Any]) -> list[dict]:
+    if options["resume"] and options["fresh"]:
+        raise click.UsageError("use --resume or --fresh, not both")
+    executor = _executor(options["workers"], options["scheduler"], options["dask_local"])
+    results = options["results"] or EXPORTS / f"{scenario_file.stem}-{kind}.jsonl"
+    stderr.print(
+        f"{kind}: {len(tasks)} runs on {executor.describe()}; results in {results}", markup=False
+    )
+    rows = run_tasks(
+        tasks,
+        executor=executor,
+        results=results,
+        resume=options["resume"],
+        fresh=options["fresh"],
+        progress=not options["no_progress"],
+        title=kind,
+    )
+    if not any(r["status"] in SOLVED for r in rows):
+        reasons = sorted({str(r.get("error")) for r in rows})[:3]
+        raise PlannerError(f"no run produced a plan; first reasons: {'; '.join(reasons)}")
+    return rows
+
+
+def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text cells and headers with rich markup escaped (``sites[dc]`` is not a tag)."""
+    out = frame.apply(lambda c: c.map(lambda v: escape(v) if isinstance(v, str) else v))
+    return out.rename(columns=lambda c: escape(str(c)))
+
+
+def _finish(
+    analysis: Analysis,
+    scenario_file: Path,
+    fmt: str,
+    out: Path | None,
+    table_path: Path | None,
+    shown: tuple[str, ...] = (),
+) -> None:
+    """Print the headline tables, warn about failed runs, write the workbook and table."""
+    shown = shown or (next(iter(analysis.frames)),)
+    if fmt == "json":
+        emit_json(
+            {
+                "analysis": analysis.kind,
+                "scenario": analysis.scenario,
+                "settings": analysis.settings,
+                "notes": analysis.notes,
+                "tables": {
+                    name: frame_records(frame)
+                    for name, frame in analysis.frames.items()
+                    if name != "Runs"
+                },
+                "runs": analysis.rows,
+            }
+        )
+    elif fmt == "csv":
+        print_frame(analysis.frames[shown[0]], "csv")
+    else:
+        for name in shown:
+            frame = analysis.frames[name]
+            columns = analysis.display.get(name)
+            print_frame(_escaped(frame[columns] if columns else frame), "table", title=name)
+    failed = [r for r in analysis.rows if r["status"] not in SOLVED]
+    if failed:
+        stderr.print(
+            f"{len(failed)} of {len(analysis.rows)} runs failed, e.g. {failed[0]['label']}: "
+            f"{failed[0]['status']}: {failed[0].get('error')}",
+            markup=False,
+            soft_wrap=True,
+        )
+    for note in analysis.notes:
+        stderr.print(f"note: {note}", markup=False, soft_wrap=True)
+    stem = f"{scenario_file.stem}-{analysis.kind}"
+    workbook = write_workbook(analysis, out or EXPORTS / f"{stem}.xlsx")
+    table = write_runs_table(analysis.frames["Runs"], table_path or EXPORTS / f"{stem}.csv")
+    stderr.print(f"wrote {workbook} and {table}", markup=False)
+
+
+@click.command("sweep")
+@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--vary",
+    "vary",
+    multiple=True,
+    metavar="PATH=LOW:HIGH:N",
+    help="An input and its values: LOW:HIGH:N (N even steps) or V1,V2,...; "
+    "PATH*=... multiplies the base value (a whole year series). Repeatable.",
+)
+@click.option(
+    "--spec",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML spec: parameters: {PATH: {values: [...]} or {range: [LOW, HIGH, N]}}.",
+)
+@click.option("--grid", is_flag=True, help="Every combination of the values (full factorial).")
+@_solver_options
+@_execution_options
+@_output_options
+def sweep(
+    scenario_file: Path, vary: tuple[str, ...], spec: Path | None, grid: bool, **kw: Any
+) -> None:
+    """Sensitivity of SCENARIO_FILE's optimum to its inputs.
+
+    One input at a time around the base (a tornado: how far the NPV TCO and each
+    workload's $/Mtok move between an input's lowest and highest value), or with
+    --grid every combination. Inputs are dotted paths, checked before anything runs.
+
+    \b
+    Examples:
+      planner sweep scenarios/baseline.yaml --vary finance.wacc=0.06:0.14:5 \\
+          --vary 'sites[texas].power_cap_mw.2028=200,300,400' \\
+          --vary 'inference[chat].tokens_per_day*=0.5:2:4'
+      planner sweep scenarios/baseline.yaml --spec sweep.yaml --grid --dask-local 4
+    """
+    from planner.analysis.sweep import sweep_analysis, sweep_tasks
+
+    scenario = load_scenario(scenario_file)
+    parameters = merge(read_spec(spec) if spec else None, [parse_vary(v) for v in vary])
+    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    tasks, base = sweep_tasks(
+        scenario, parameters, grid=grid, settings=settings, source=str(spec) if spec else None
+    )
+    rows = _run(tasks, "grid" if grid else "sweep", scenario_file, kw)
+    analysis = sweep_analysis(scenario, parameters, rows, base, grid=grid)
+    _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"])
+
+
+@click.command("montecarlo")
+@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--spec",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML spec: seed, samples, parameters: {PATH: {distribution: ..., ...}}.",
+)
+@click.option(
+    "--dist",
+    "dists",
+    multiple=True,
+    metavar="PATH=NAME:ARGS",
+    help="An uncertain input: uniform:LOW:HIGH, triangular:LOW:MODE:HIGH, "
+    "normal:MEAN:SD[:LOW:HIGH], lognormal:MEDIAN:SIGMA[:LOW:HIGH]; PATH*= for a "
+    "multiplier. Repeatable; replaces the spec's entry for the same path.",
+)
+@click.option("--samples", type=click.IntRange(1), help="Samples [default: the spec's, else 100].")
+@click.option("--seed", type=click.IntRange(0), help="Random seed [default: the spec's, else 0].")
+@_solver_options
+@_execution_options
+@_output_options
+def montecarlo(
+    scenario_file: Path,
+    spec: Path | None,
+    dists: tuple[str, ...],
+    samples: int | None,
+    seed: int | None,
+    **kw: Any,
+) -> None:
+    """Distributions of the optimum when SCENARIO_FILE's inputs are uncertain.
+
+    Samples the inputs (same seed, same samples, whatever runs them), optimises each
+    sample and reports P10/P50/P90 of the NPV TCO, capex by year, peak MW, unmet demand
+    and $/Mtok; how often each hardware type is bought; how often each limit binds.
+
+    \b
+    Example:
+      planner montecarlo scenarios/baseline.yaml --spec uncertainty.yaml --samples 500 --seed 7
+      planner montecarlo scenarios/baseline.yaml --samples 200 \\
+          --dist finance.electricity_usd_per_kwh=normal:0.07:0.015:0.03: \\
+          --dist 'inference[chat].tokens_per_day*=lognormal:1:0.4'
+    """
+    from planner.analysis.montecarlo import montecarlo_analysis, montecarlo_tasks
+
+    scenario = load_scenario(scenario_file)
+    loaded = read_spec(spec) if spec else None
+    parameters = merge(loaded, [parse_dist(d) for d in dists])
+    samples = samples or (loaded.samples if loaded and loaded.samples else 100)
+    seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
+    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    tasks = montecarlo_tasks(
+        scenario,
+        parameters,
+        samples=samples,
+        seed=seed,
+        settings=settings,
+        source=str(spec) if spec else None,
+    )
+    rows = _run(tasks, "montecarlo", scenario_file, kw)
+    analysis = montecarlo_analysis(scenario, parameters, rows, samples=samples, seed=seed)
+    _finish(
+        analysis,
+        scenario_file,
+        kw["fmt"],
+        kw["out"],
+        kw["table_path"],
+        ("Statistics", "Buy frequency", "Binding frequency"),
+    )
+
+
+@click.command("vendors")
+@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--greenfield",
+    is_flag=True,
+    help="Drop other vendors' existing fleet too [default: it stays, as it is already paid for].",
+)
+@_solver_options
+@_execution_options
+@_output_options
+def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
+    """What each vendor alone costs, next to all vendors together.
+
+    Re-optimises SCENARIO_FILE with only one vendor's hardware to buy or rent (the
+    existing fleet keeps running), for each vendor listed: NPV TCO and its excess over
+    all vendors, capex, peak MW, whether demand is met and $/Mtok per workload.
+
+    \b
+    Example:
+      planner vendors scenarios/vendor_shootout.yaml --out exports/vendors.xlsx
+    """
+    from planner.analysis.vendors import vendor_tasks, vendors_analysis
+
+    scenario = load_scenario(scenario_file)
+    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    tasks = vendor_tasks(scenario, greenfield=greenfield, settings=settings)
+    rows = _run(tasks, "vendors", scenario_file, kw)
+    analysis = vendors_analysis(scenario, rows, greenfield=greenfield)
+    _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"])
+
+
+@click.command("alternatives")
+@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--slack",
+    type=click.FloatRange(0, 1),
+    default=0.02,
+    show_default=True,
+    help="How much dearer than the optimum an alternative may be (0.02 = 2%).",
+)
+@click.option(
+    "--count",
+    type=click.IntRange(1, 50),
+    default=3,
+    show_default=True,
+    help="Alternatives to look for (fewer when they stop differing).",
+)
+@_solver_options
+@_output_options
+def alternatives(scenario_file: Path, slack: float, count: int, **kw: Any) -> None:
+    """Near-optimal fleets that differ as much as possible in hardware mix.
+
+    Finds the optimum, then plans within --slack of its cost that avoid the hardware
+    earlier plans chose (Hop-Skip-Jump modelling to generate alternatives). Hardware in
+    every plan is forced; hardware in some is a matter of taste. Each plan is checked
+    by the independent checker.
+
+    \b
+    Example:
+      planner alternatives scenarios/baseline.yaml --slack 0.02 --count 4
+    """
+    from planner.analysis.alternatives import alternatives as find
+    from planner.analysis.alternatives import alternatives_analysis
+
+    scenario = load_scenario(scenario_file)
+    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    stderr.print(
+        f"alternatives: optimum, then up to {count} plans within {slack:.1%}", markup=False
+    )
+    found = find(scenario, slack=slack, count=count, settings=settings)
+    analysis = alternatives_analysis(scenario, found, slack=slack, count=count)
+    _finish(
+        analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"], ("Alternatives", "Choices")
+    )
+
+
+def register(cli: click.Group) -> None:
+    for command in (sweep, montecarlo, vendors, alternatives):
+        cli.add_command(command)

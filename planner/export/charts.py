@@ -1,0 +1,255 @@
+"""The plan's four charts: their data (pandas, shared with the PNG plots) and native charts.
+
+* fleet: owned accelerators by hardware and period (stacked columns);
+* costs: cash cost by category and period (stacked columns; residual value below 0);
+* power: facility MW used vs the cap, all sites (lines);
+* demand: average output tokens per day demanded vs served, all workloads (columns).
+
+On the ``Charts`` sheet each chart sits beside its data block, whose cells are
+formulas of the detail sheets (the cost chart reads the Costs sheet directly), so
+the charts follow any edit to the inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.chart.axis import ChartLines
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from planner.export import cells
+from planner.export.sheets.book import PERIOD, Book, TableRef, criterion, sum_where, table
+from planner.export.sheets.costs import CASH_ROW, LABELS
+from planner.results import COST_CATEGORIES, Plan
+
+TITLE = "Charts"
+MTOK = 1e6
+SLOT_ROWS = 22  # rows between the tops of two charts (a chart is ~18 rows high)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """What one chart shows: its title, axis titles and (for plots) file name."""
+
+    key: str
+    title: str
+    y_title: str
+    kind: str
+    """``stacked``, ``lines`` or ``clustered``."""
+    file: str
+
+
+FLEET = ChartSpec(
+    "fleet", "Owned accelerators by hardware", "accelerators", "stacked", "fleet_by_hardware.png"
+)
+COSTS = ChartSpec(
+    "costs", "Cash cost by category", "USD (undiscounted)", "stacked", "cost_by_category.png"
+)
+POWER = ChartSpec(
+    "power", "Facility power used vs cap (all sites)", "MW", "lines", "power_vs_cap.png"
+)
+DEMAND = ChartSpec(
+    "demand",
+    "Inference demand vs served (all workloads)",
+    "million output tokens/day (average)",
+    "clustered",
+    "demand_vs_served.png",
+)
+CHARTS = (FLEET, COSTS, POWER, DEMAND)
+
+
+def _labels(plan: Plan) -> list:
+    periods = table(plan, "periods")
+    return list(periods[PERIOD])
+
+
+def fleet_frame(plan: Plan) -> pd.DataFrame:
+    """Owned accelerators: one row per period, one column per hardware owned at some point."""
+    fleet = table(plan, "fleet")
+    label = PERIOD
+    order = [h for h in plan.parameters["accelerators_per_unit"] if h in set(fleet["hardware"])]
+    wide = fleet.pivot_table(index=label, columns="hardware", values="accelerators", aggfunc="sum")
+    return wide.reindex(index=_labels(plan), columns=order).fillna(0.0)
+
+
+def cost_frame(plan: Plan) -> pd.DataFrame:
+    """Cash cost (USD): one row per period, one column per category."""
+    costs = table(plan, "costs")
+    wide = costs.pivot_table(index=PERIOD, columns="category", values="usd", aggfunc="sum")
+    return wide.reindex(index=_labels(plan), columns=list(COST_CATEGORIES)).fillna(0.0)
+
+
+def power_frame(plan: Plan) -> pd.DataFrame:
+    """Facility MW used and the cap, summed over sites, per period."""
+    power = table(plan, "power")
+    total = power.groupby(PERIOD)[["used_mw", "cap_mw"]].sum()
+    return total.reindex(_labels(plan)).fillna(0.0)
+
+
+def demand_frame(plan: Plan) -> pd.DataFrame:
+    """Average output Mtok/day demanded and served, summed over workloads, per period."""
+    served = table(plan, "served")
+    served = served.assign(
+        demand_mtok_per_day=served["tokens_per_day"] / MTOK,
+        served_mtok_per_day=(
+            served["tokens_per_day"]
+            - served["unmet_peak_tokens_per_day"] / served["peak_to_average"]
+        )
+        / MTOK,
+    )
+    total = served.groupby(PERIOD)[["demand_mtok_per_day", "served_mtok_per_day"]].sum()
+    return total.reindex(_labels(plan)).fillna(0.0)
+
+
+def style_chart(chart: BarChart | LineChart, spec: ChartSpec, x_title: str) -> None:
+    chart.title = spec.title
+    chart.y_axis.title = spec.y_title
+    chart.x_axis.title = x_title
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.y_axis.majorGridlines = ChartLines()
+    chart.width, chart.height = 18, 9
+    chart.legend.position = "b"
+
+
+def bar_chart(spec: ChartSpec) -> BarChart:
+    chart = BarChart()
+    chart.type = "col"
+    if spec.kind == "stacked":
+        chart.grouping = "stacked"
+        chart.overlap = 100
+    return chart
+
+
+def _block(
+    book: Book,
+    ws: Worksheet,
+    top: int,
+    frame: pd.DataFrame,
+    headers: list[str],
+    formula,
+    fmt: str,
+) -> tuple[int, int]:
+    """A data block (period down, series across) of formulas; returns (last row, last col)."""
+    book.text(ws, top, 1, "period")
+    for j, header in enumerate(headers, start=2):
+        book.text(ws, top, j, header)
+    cells.style_header_row(ws, top, len(headers) + 1)
+    for i, (label, values) in enumerate(frame.iterrows(), start=top + 1):
+        book.value(ws, i, 1, label, cells.YEAR)
+        for j, column in enumerate(frame.columns, start=2):
+            book.formula(ws, i, j, formula(i, j, label, column), float(values[column]), fmt)
+    return top + len(frame), len(headers) + 1
+
+
+def write_charts(book: Book, plan: Plan) -> None:
+    """Fill the Charts sheet: four data blocks of formulas and a native chart beside each."""
+    ws = book.sheet(TITLE)
+    book.title_row(ws, 1, "Charts (the blocks beside them are formulas of the detail sheets)")
+    cells.freeze_header(ws)
+    n = len(_labels(plan))
+    slot = max(SLOT_ROWS, n + 4)
+    fleet, power, demand = fleet_frame(plan), power_frame(plan), demand_frame(plan)
+    width = max(len(fleet.columns), 2) + 1
+    anchor_col = get_column_letter(width + 2)
+    fleet_table = book.tables["Fleet"]
+    power_table = book.tables["Power"]
+    served_table = book.tables["Demand_vs_served"]
+    label = PERIOD
+
+    def by(table, values: str, key: str, row: int, extra: list | None = None) -> str:
+        conditions = [(table.range(key), f"$A{row}", criterion(ws.cell(row=row, column=1).value))]
+        return sum_where(table.range(values), conditions + (extra or []))
+
+    # fleet
+    top = 3
+    last, cols = _block(
+        book,
+        ws,
+        top,
+        fleet,
+        [f"{h} (accelerators)" for h in fleet.columns],
+        lambda i, j, t, h: by(
+            fleet_table,
+            "accelerators",
+            label,
+            i,
+            [(fleet_table.range("hardware"), f'"{h}"', False)],
+        ),
+        cells.THOUSANDS,
+    )
+    chart = bar_chart(FLEET)
+    if len(fleet.columns):
+        chart.add_data(
+            Reference(ws, min_col=2, max_col=cols, min_row=top, max_row=last), titles_from_data=True
+        )
+    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
+    style_chart(chart, FLEET, "period")
+    ws.add_chart(chart, f"{anchor_col}{top}")
+
+    # costs: data on the Costs sheet
+    top += slot
+    book.note(ws, top, "Data: the Costs sheet (cash cost by category).")
+    costs_ws = book.sheet("Costs")
+    chart = bar_chart(COSTS)
+    chart.add_data(
+        Reference(
+            costs_ws, min_col=1, max_col=1 + n, min_row=CASH_ROW, max_row=CASH_ROW + len(LABELS) - 1
+        ),
+        from_rows=True,
+        titles_from_data=True,
+    )
+    chart.set_categories(Reference(costs_ws, min_col=2, max_col=1 + n, min_row=1))
+    style_chart(chart, COSTS, "period")
+    ws.add_chart(chart, f"{anchor_col}{top}")
+
+    # power
+    top += slot
+    power_source = {"used_mw": "used_mw", "cap_mw": "cap_mw"}
+    last, _ = _block(
+        book,
+        ws,
+        top,
+        power,
+        ["facility power used (MW)", "cap (MW)"],
+        lambda i, j, t, c: by(power_table, power_source[c], PERIOD, i),
+        cells.DECIMAL2,
+    )
+    book.tables["chart_power"] = TableRef(
+        ws.title, top, top + 1, last, {"used_mw": 2, "cap_mw": 3}, len(power)
+    )
+    chart = LineChart()
+    chart.add_data(
+        Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True
+    )
+    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
+    style_chart(chart, POWER, "period")
+    ws.add_chart(chart, f"{anchor_col}{top}")
+
+    # demand vs served
+    top += slot
+    served_label = PERIOD
+    source = {
+        "demand_mtok_per_day": "tokens_per_day",
+        "served_mtok_per_day": "served_tokens_per_day",
+    }
+    last, _ = _block(
+        book,
+        ws,
+        top,
+        demand,
+        ["demand (Mtok/day)", "served (Mtok/day)"],
+        lambda i, j, t, c: by(served_table, source[c], served_label, i) + f"/{MTOK:.0f}",
+        cells.THOUSANDS,
+    )
+    chart = bar_chart(DEMAND)
+    chart.add_data(
+        Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True
+    )
+    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
+    style_chart(chart, DEMAND, "period")
+    ws.add_chart(chart, f"{anchor_col}{top}")
+    book.fit_widths(ws)

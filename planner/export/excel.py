@@ -1,0 +1,158 @@
+"""The analyst workbook of a plan: every number traceable to an input inside it.
+
+Read :func:`build_workbook` as the table of contents. Sheets are created in display
+order, then filled in dependency order, because formulas read cells of sheets
+filled before them (Costs sums the Fleet and Purchases cells, which read the prices
+on Assumptions and the kW on Hardware). Every formula is recorded with the number
+the planner computed for it (:attr:`PlanWorkbook.expected`), which the tests check
+after recalculating in LibreOffice.
+
+Text from the scenario goes through :func:`planner.export.cells.write_text` (never a
+formula); the file is saved atomically (:mod:`planner.export.atomic`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+from openpyxl import Workbook
+
+from planner.export.atomic import save_workbook_atomically
+from planner.export.charts import write_charts
+from planner.export.sheets.assumptions import write_assumptions
+from planner.export.sheets.book import Book
+from planner.export.sheets.catalog import write_hardware, write_models
+from planner.export.sheets.comparison import (
+    write_comparison,
+    write_cost_comparison,
+    write_fleet_comparison,
+)
+from planner.export.sheets.costs import write_costs
+from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
+from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
+from planner.export.sheets.limits import write_budget, write_power, write_supply
+from planner.export.sheets.shadow import write_marginals, write_shadow_prices
+from planner.export.sheets.summary import write_summary
+from planner.export.sheets.throughput import write_throughput
+from planner.export.sheets.work import write_assignment, write_utilisation
+from planner.results import Plan
+
+if TYPE_CHECKING:
+    from planner.analysis.compare import Comparison
+from planner.scenario.schema import Scenario
+
+SHEETS = (
+    "Summary",
+    "Charts",
+    "Costs",
+    "Assumptions",
+    "Hardware",
+    "Models",
+    "Throughput inference",
+    "Throughput training",
+    "Fleet",
+    "Purchases",
+    "Rentals",
+    "Assignment training",
+    "Assignment inference",
+    "Utilisation",
+    "Power",
+    "Budget",
+    "Supply",
+    "Vendor share",
+    "Demand vs served",
+    "Training runs",
+    "Cost per Mtok",
+    "Shadow prices",
+)
+Throughput = tuple[pd.DataFrame, pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class PlanWorkbook:
+    """The built workbook and, per formula cell (``'Sheet'!$C$5``), the planner's number."""
+
+    workbook: Workbook
+    expected: dict[str, float]
+    refs: dict
+    """Addresses of input cells, e.g. ``refs["wacc"]``, ``refs[("electricity", site, 2027)]``."""
+
+
+def build_workbook(
+    plan: Plan,
+    scenario: Scenario,
+    *,
+    source: str | Path | None = None,
+    throughput: Throughput | None = None,
+) -> PlanWorkbook:
+    """The workbook of ``plan`` (solved from ``scenario``, read from ``source``).
+
+    ``throughput``: the perf model's (inference, training) tables the plan was solved
+    with; recomputed from the scenario when not given.
+    """
+    if throughput is None:
+        from planner.optimize import throughput as perf_tables
+
+        throughput = perf_tables(scenario, scenario.calibration)
+    marginals = "marginals" in plan.tables
+    book = Book.new([*SHEETS, "Marginals"] if marginals else SHEETS)
+    # inputs
+    write_assumptions(book, plan, scenario)
+    write_hardware(book, scenario)
+    write_models(book, scenario)
+    write_throughput(book, scenario, *throughput)
+    # the plan, each cost a formula of the inputs
+    write_purchases(book, plan)
+    write_fleet(book, plan, scenario)
+    write_rentals(book, plan)
+    write_assignment(book, plan)
+    write_utilisation(book, plan)
+    write_served(book, plan)
+    write_training(book, plan)
+    write_power(book, plan)
+    write_budget(book, plan)
+    write_supply(book, plan)
+    write_usd_per_mtok(book, plan)
+    write_shadow_prices(book, plan)
+    if marginals:
+        write_marginals(book, plan)
+    # totals, charts and the front page read everything above
+    write_costs(book, plan)
+    write_charts(book, plan)
+    write_summary(book, plan, scenario, source)
+    book.wb.active = 0
+    return PlanWorkbook(book.wb, dict(book.expected), dict(book.refs))
+
+
+def write_workbook(
+    plan: Plan,
+    scenario: Scenario,
+    path: str | Path,
+    *,
+    source: str | Path | None = None,
+    throughput: Throughput | None = None,
+) -> Path:
+    """Build the workbook and save it to ``path`` atomically (ExportError on failure)."""
+    built = build_workbook(plan, scenario, source=source, throughput=throughput)
+    return save_workbook_atomically(built.workbook, path)
+
+
+COMPARISON_SHEETS = ("Comparison", "Fleet comparison", "Cost comparison")
+
+
+def build_comparison_workbook(comparison: Comparison) -> PlanWorkbook:
+    """The workbook of ``planner compare``: headline figures, fleets and costs side by side."""
+    book = Book.new(COMPARISON_SHEETS)
+    write_fleet_comparison(book, comparison)
+    write_cost_comparison(book, comparison)
+    write_comparison(book, comparison)  # its charts read the cost comparison
+    book.wb.active = 0
+    return PlanWorkbook(book.wb, dict(book.expected), dict(book.refs))
+
+
+def write_comparison_workbook(comparison: Comparison, path: str | Path) -> Path:
+    """Build the comparison workbook and save it to ``path`` atomically."""
+    return save_workbook_atomically(build_comparison_workbook(comparison).workbook, path)

@@ -1,0 +1,236 @@
+"""``Costs``: cash cost by period and category, discounting and NPV, all live formulas.
+
+Layout (periods across, one column each, then a total):
+
+* discount factors ``(1 + wacc)^−(period start − horizon_start)`` (cash flows are
+  booked at the period start) and ``(1 + wacc)^−(horizon_end − horizon_start)`` for
+  the residual value, named ``discount_factor_end``;
+* cash cost by category: sums of the detail sheets' cost cells in that period
+  (Purchases, Rentals, Fleet, Demand vs served, Training runs); the residual value is
+  a credit in the last period; totals are ``SUM`` of the cells above;
+* present value by category: cash × discount factor; totals, and the NPV of cash
+  costs (named ``npv_tco``, penalties for unmet demand excluded) and with penalties
+  (``npv_with_penalties``: the optimiser's objective).
+
+Change ``wacc`` or an electricity price on Assumptions and every total moves.
+"""
+
+from __future__ import annotations
+
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+
+from planner.economics import discount_factor
+from planner.export import cells
+from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, sum_where, table
+from planner.results import COST_CATEGORIES, Plan
+
+TITLE = "Costs"
+LABELS = {
+    "capex": "Capex: purchases",
+    "rent": "Rent",
+    "energy": "Energy",
+    "facility": "Facility (data-centre space and power)",
+    "maintenance": "Maintenance",
+    "residual": "Residual value at the horizon end (credit)",
+    "penalty_unmet_inference": "Penalty: unmet inference demand",
+    "penalty_unmet_training": "Penalty: unmet training work",
+}
+PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
+# Detail table and column summed into each category (residual is handled apart).
+SOURCES = {
+    "capex": ("Purchases", "capex_usd", None),
+    "rent": ("Rentals", "cost_usd", None),
+    "energy": ("Fleet", "energy_usd", None),
+    "facility": ("Fleet", "facility_usd", None),
+    "maintenance": ("Fleet", "maintenance_usd", None),
+    "penalty_unmet_inference": ("Demand_vs_served", "penalty_usd", None),
+    "penalty_unmet_training": ("Training_runs", "penalty_usd", "penalty_period"),
+}
+START_ROW, LENGTH_ROW, FACTOR_ROW, END_FACTOR_ROW = 2, 3, 4, 5
+CASH_ROW = 8  # first category row of the cash block
+TOTAL_FONT = Font(bold=True)
+
+
+def horizon(plan: Plan) -> tuple[float, float, dict]:
+    """(horizon start, horizon end, period label → start), in years."""
+    periods = table(plan, "periods")
+    label = PERIOD
+    starts = dict(zip(periods[label], periods["start_year"].astype(float), strict=True))
+    end = float(periods["start_year"].iloc[-1] + periods["length_years"].iloc[-1])
+    return float(periods["start_year"].iloc[0]), end, starts
+
+
+def npv_at(plan: Plan, wacc: float, *, penalties: bool = False) -> float:
+    """Present value of the plan's cash costs at ``wacc`` (the Costs sheet's ``npv_tco``).
+
+    The same fleet and cash flows, discounted as the optimiser does: each period's
+    costs at its start, the residual value at the horizon end. ``penalties`` adds
+    the penalties for unmet demand (the objective's convention).
+    """
+    first, end, starts = horizon(plan)
+    costs = table(plan, "costs")
+    label = PERIOD
+    total = 0.0
+    for row in costs.to_dict(orient="records"):
+        if row["category"] in PENALTIES and not penalties:
+            continue
+        years = end - first if row["category"] == "residual" else starts[row[label]] - first
+        total += row["usd"] * discount_factor(wacc, years)
+    return total
+
+
+def write_costs(book: Book, plan: Plan) -> None:
+    ws = book.sheet(TITLE)
+    periods = table(plan, "periods")
+    label = PERIOD
+    labels = list(periods[label])
+    costs = table(plan, "costs")
+    amount = {(r[PERIOD], r["category"]): r for r in costs.to_dict("records")}
+    n = len(labels)
+    first_col, total_col = 2, 2 + n
+    letters = [get_column_letter(first_col + j) for j in range(n)]
+
+    book.text(ws, 1, 1, "USD")
+    for j, value in enumerate(labels):
+        book.value(ws, 1, first_col + j, value, cells.YEAR)
+    book.text(ws, 1, total_col, "Total")
+    cells.style_header_row(ws, 1, total_col)
+
+    book.text(ws, START_ROW, 1, "period start (year)")
+    book.text(ws, LENGTH_ROW, 1, "period length (years)")
+    book.text(ws, FACTOR_ROW, 1, "discount factor at the period start")
+    book.text(ws, END_FACTOR_ROW, 1, "discount factor at the horizon end (residual value)")
+    for j, row in enumerate(periods.to_dict("records")):
+        col = first_col + j
+        book.value(ws, START_ROW, col, row["start_year"], cells.GENERAL)
+        book.value(ws, LENGTH_ROW, col, row["length_years"], cells.GENERAL)
+        start = f"{letters[j]}{START_ROW}"
+        book.formula(
+            ws,
+            FACTOR_ROW,
+            col,
+            f"=(1+wacc)^-({start}-horizon_start)",
+            row["discount_factor"],
+            cells.FACTOR,
+        )
+    book.formula(
+        ws,
+        END_FACTOR_ROW,
+        first_col,
+        "=(1+wacc)^-(horizon_end-horizon_start)",
+        plan.parameters["discount_factor_end"],
+        cells.FACTOR,
+    )
+    book.define("discount_factor_end", ws, END_FACTOR_ROW, first_col)
+
+    cash = _cash_block(book, plan, ws, labels, letters, amount)
+    _present_value_block(book, ws, labels, letters, amount, cash)
+    for col in range(first_col, total_col + 1):
+        letter = get_column_letter(col)
+        ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 16)
+    cells.freeze_header(ws, 1, 1)
+    book.fit_widths(ws)
+    ws.column_dimensions["A"].width = 48
+
+
+def _section(book: Book, ws, row: int, text: str) -> None:
+    book.text(ws, row, 1, text, track=False).font = SECTION_FONT
+
+
+def _totals(
+    book: Book,
+    ws,
+    first: int,
+    labels: list,
+    letters: list[str],
+    values: dict[str, list[float]],
+    prefix: str,
+) -> int:
+    """Total, penalties and total-without-penalties rows under a category block."""
+    last = first + len(COST_CATEGORIES) - 1
+    inference = first + COST_CATEGORIES.index("penalty_unmet_inference")
+    training = first + COST_CATEGORIES.index("penalty_unmet_training")
+    total_row, penalty_row, net_row = last + 1, last + 2, last + 3
+    book.text(ws, total_row, 1, f"Total {prefix} incl. penalties")
+    book.text(ws, penalty_row, 1, "of which penalties for unmet demand")
+    book.text(ws, net_row, 1, f"Total {prefix} (TCO, excl. penalties)")
+    for j, letter in enumerate(letters):
+        col = 2 + j
+        all_in = sum(v[j] for v in values.values())
+        pen = sum(values[c][j] for c in PENALTIES)
+        book.formula(ws, total_row, col, f"=SUM({letter}{first}:{letter}{last})", all_in, cells.USD)
+        book.formula(
+            ws, penalty_row, col, f"={letter}{inference}+{letter}{training}", pen, cells.USD
+        )
+        book.formula(
+            ws, net_row, col, f"={letter}{total_row}-{letter}{penalty_row}", all_in - pen, cells.USD
+        )
+    for row in (total_row, net_row):
+        for col in range(1, 3 + len(letters)):
+            ws.cell(row=row, column=col).font = TOTAL_FONT
+    return total_row
+
+
+def _row_totals(book: Book, ws, rows: range, letters: list[str]) -> None:
+    """The Total column: each row summed across periods."""
+    col = 2 + len(letters)
+    for row in rows:
+        parts = [ws.cell(row=row, column=2 + j) for j in range(len(letters))]
+        expected = [book.expected.get(f"'Costs'!${c.column_letter}${row}") for c in parts]
+        known = [
+            e if e is not None else (c.value or 0.0) for e, c in zip(expected, parts, strict=True)
+        ]
+        book.formula(
+            ws, row, col, f"=SUM({letters[0]}{row}:{letters[-1]}{row})", sum(known), cells.USD
+        )
+
+
+def _cash_block(book: Book, plan: Plan, ws, labels: list, letters: list[str], amount: dict) -> dict:
+    _section(book, ws, CASH_ROW - 1, "Cash cost by period (USD)")
+    values: dict[str, list[float]] = {}
+    for i, category in enumerate(COST_CATEGORIES):
+        row = CASH_ROW + i
+        book.text(ws, row, 1, LABELS[category])
+        values[category] = [float(amount[(t, category)]["usd"]) for t in labels]
+        for j, t in enumerate(labels):
+            col, usd = 2 + j, values[category][j]
+            if category == "residual":
+                if j == len(labels) - 1:
+                    residual = book.tables["Purchases"].range("residual_usd")
+                    book.formula(ws, row, col, f"=-SUM({residual})", usd, cells.USD)
+                else:
+                    book.value(ws, row, col, usd, cells.USD)
+                continue
+            table, column, key = SOURCES[category]
+            source = book.tables[table]
+            key = key or PERIOD
+            condition = (source.range(key), f"{letters[j]}$1", criterion(t))
+            book.formula(ws, row, col, sum_where(source.range(column), [condition]), usd, cells.USD)
+    total_row = _totals(book, ws, CASH_ROW, labels, letters, values, "cash cost")
+    _row_totals(book, ws, range(CASH_ROW, total_row + 3), letters)
+    book.define("undiscounted_cost", ws, total_row + 2, 2 + len(letters))
+    return values
+
+
+def _present_value_block(
+    book: Book, ws, labels: list, letters: list[str], amount: dict, cash: dict
+) -> None:
+    first = CASH_ROW + len(COST_CATEGORIES) + 5
+    _section(book, ws, first - 1, "Present value at the horizon start (USD)")
+    values: dict[str, list[float]] = {}
+    for i, category in enumerate(COST_CATEGORIES):
+        row, cash_row = first + i, CASH_ROW + i
+        book.text(ws, row, 1, LABELS[category])
+        values[category] = [float(amount[(t, category)]["usd_pv"]) for t in labels]
+        for j, letter in enumerate(letters):
+            factor = "discount_factor_end" if category == "residual" else f"{letter}${FACTOR_ROW}"
+            book.formula(
+                ws, row, 2 + j, f"={letter}{cash_row}*{factor}", values[category][j], cells.USD
+            )
+    total_row = _totals(book, ws, first, labels, letters, values, "present value")
+    _row_totals(book, ws, range(first, total_row + 3), letters)
+    total_col = 2 + len(letters)
+    book.define("npv_with_penalties", ws, total_row, total_col)
+    book.define("penalties_pv", ws, total_row + 1, total_col)
+    book.define("npv_tco", ws, total_row + 2, total_col)

@@ -1,0 +1,154 @@
+"""``Demand vs served``, ``Training runs`` and ``Cost per Mtok``: the work asked and done.
+
+Peak demand is ``average × peak-to-average``; unmet tokens over a period are
+``unmet at peak ÷ peak-to-average × days per year × length``, priced at the penalty
+on Assumptions. A run's work done sums its rows on Assignment training; unmet work
+is priced at the training penalty per PFLOP.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from planner.export import cells
+from planner.export.sheets.book import PERIOD, Book, Column, Row, sum_where, table, write_table
+from planner.results import Plan
+
+MTOK = 1e6
+PFLOP = 1e15
+
+
+def write_served(book: Book, plan: Plan) -> None:
+    frame = table(plan, "served")
+    label = PERIOD
+    frame = frame.assign(
+        served_tokens_per_day=frame["tokens_per_day"]
+        - frame["unmet_peak_tokens_per_day"] / frame["peak_to_average"]
+    )
+    ws = book.sheet("Demand vs served")
+
+    def unmet_share(r: Row) -> str | None:
+        peak = r.at("peak_tokens_per_day")
+        return f"=IF({peak}>0,{r.at('unmet_peak_tokens_per_day')}/{peak},0)"
+
+    columns = [
+        Column(label, label, cells.YEAR),
+        Column("workload", "workload"),
+        Column("tokens_per_day", "demand (output tokens/day, average)", cells.THOUSANDS),
+        Column("peak_to_average", "peak / average", cells.DECIMAL2),
+        Column(
+            "peak_tokens_per_day",
+            "peak demand (tokens/day)",
+            cells.THOUSANDS,
+            lambda r: f"={r.at('tokens_per_day')}*{r.at('peak_to_average')}",
+        ),
+        Column("capacity_tokens_per_day", "capacity at peak (tokens/day)", cells.THOUSANDS),
+        Column(
+            "prefill_tokens_per_output_token",
+            "uncached input per output token",
+            cells.DECIMAL2,
+        ),
+        Column("prefill_capacity_tokens_per_day", "prefill capacity (tokens/day)", cells.THOUSANDS),
+        Column("unmet_peak_tokens_per_day", "unmet at peak (tokens/day)", cells.THOUSANDS),
+        Column("unmet_share", "unmet (share of peak)", cells.PCT, unmet_share),
+        Column(
+            "served_tokens_per_day",
+            "served (output tokens/day, average)",
+            cells.THOUSANDS,
+            lambda r: (
+                f"={r.at('tokens_per_day')}-{r.at('unmet_peak_tokens_per_day')}"
+                f"/{r.at('peak_to_average')}"
+            ),
+        ),
+        Column(
+            "served_tokens",
+            "served in the period (tokens)",
+            cells.SCIENTIFIC,
+            lambda r: f"={r.at('served_tokens_per_day')}*days_per_year*{r.at('length_years')}",
+        ),
+        Column("length_years", "period length (years)", cells.GENERAL),
+        Column(
+            "unmet_tokens",
+            "unmet in the period (tokens)",
+            cells.SCIENTIFIC,
+            lambda r: (
+                f"={r.at('unmet_peak_tokens_per_day')}/{r.at('peak_to_average')}"
+                f"*days_per_year*{r.at('length_years')}"
+            ),
+        ),
+        Column(
+            "penalty_usd",
+            "penalty (USD)",
+            cells.USD,
+            lambda r: f"={r.at('unmet_tokens')}/{MTOK:.0f}*penalty_usd_per_mtok",
+        ),
+    ]
+    write_table(book, ws, "Demand_vs_served", frame, columns)
+    cells.freeze_header(ws, 1, 2)
+    book.fit_widths(ws)
+
+
+def write_training(book: Book, plan: Plan) -> None:
+    frame = table(plan, "training")
+    work = book.tables["Assignment_training"]
+    ws = book.sheet("Training runs")
+
+    def done(r: Row) -> str:
+        return sum_where(work.range("flops"), [(work.range("run"), r.at("run"), False)])
+
+    def completion(r: Row) -> str:
+        need = r.at("flops_required")
+        return f"=IF({need}>0,1-{r.at('unmet_flops')}/{need},1)"
+
+    columns = [
+        Column("run", "run"),
+        Column("window_start", "window from (year)", cells.YEAR),
+        Column("window_end", "window to (year)", cells.YEAR),
+        Column("flops_required", "work required (FLOP)", cells.SCIENTIFIC),
+        Column("flops_done", "work done (FLOP)", cells.SCIENTIFIC, done),
+        Column("unmet_flops", "work left undone (FLOP)", cells.SCIENTIFIC),
+        Column("completion", "completion (share)", cells.PCT, completion),
+        Column("hardware", "hardware"),
+        Column("site", "site"),
+        Column("first_period", "first period worked", cells.YEAR),
+        Column("finish_period", "last period worked", cells.YEAR),
+        Column("penalty_period", "penalty booked in (period)", cells.YEAR),
+        Column(
+            "penalty_usd",
+            "penalty (USD)",
+            cells.USD,
+            lambda r: f"={r.at('unmet_flops')}/{PFLOP:.0f}*penalty_usd_per_pflop",
+        ),
+    ]
+    write_table(book, ws, "Training_runs", frame, columns)
+    cells.freeze_header(ws, 1, 1)
+    book.fit_widths(ws)
+
+
+def write_usd_per_mtok(book: Book, plan: Plan) -> None:
+    frame: pd.DataFrame = table(plan, "usd_per_mtok")
+    label = PERIOD
+    ws = book.sheet("Cost per Mtok")
+
+    def ratio(r: Row) -> str | None:
+        if not r["served_mtok"] > 0:
+            return None
+        return f"={r.at('cost_usd')}/{r.at('served_mtok')}"
+
+    columns = [
+        Column(label, label, cells.YEAR),
+        Column("workload", "workload"),
+        Column("served_mtok", "served (million output tokens)", cells.THOUSANDS),
+        Column("cost_usd", "annualised cost of its units (USD)", cells.USD),
+        Column("usd_per_mtok", "realised cost (USD per Mtok)", cells.USD_PER_MTOK, ratio),
+    ]
+    written = write_table(book, ws, "Cost_per_Mtok", frame, columns)
+    book.note(
+        ws,
+        written.last_row + 2,
+        "Units assigned to a workload (÷ availability for spares) carry capital recovery of "
+        "their price at the WACC over their lifetime plus energy, facility and maintenance; "
+        "rented units their rent. Divided by the tokens actually served.",
+    )
+    cells.freeze_header(ws)
+    book.fit_widths(ws)

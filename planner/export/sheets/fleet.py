@@ -1,0 +1,230 @@
+"""``Purchases``, ``Fleet`` and ``Rentals``: what is bought, owned and rented, and its cost.
+
+Cost columns are live formulas of the inputs: a unit's energy cost per year is
+``kW × PUE × energy hours per year × USD/kWh`` with kW from the Hardware sheet and
+PUE and the electricity price from Assumptions; facility cost ``kW × USD/kW-year``;
+maintenance ``maintenance fraction × price``; a period's cost ``units × per-year
+cost × length``. Capex is ``units × price``; residual value ``capex × the share of
+life left at the horizon end``; rent ``units × USD/accelerator-hour × hours ×
+accelerators × length``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from planner.export import cells
+from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
+from planner.optimize.data import HOURS_PER_YEAR
+from planner.results import Plan
+from planner.scenario.resolve import hardware_specs
+from planner.scenario.schema import Scenario
+
+
+def _hw(book: Book, field: str, row: Row) -> str:
+    return book.ref(("hw", field, row["hardware"]))
+
+
+def write_purchases(book: Book, plan: Plan) -> None:
+    ws = book.sheet("Purchases")
+    frame = table(plan, "purchases")
+    label = PERIOD
+    periods = table(plan, "periods")
+    start = dict(zip(periods[PERIOD], periods["start_year"], strict=True))
+    frame = frame.assign(start_year=frame[label].map(start))
+
+    def price(r: Row) -> str:
+        return f"={book.ref(('price', r['hardware'], r[label]))}"
+
+    def residual_share(r: Row) -> str:
+        life = r.at("lifetime_years")
+        return f"=MIN(1,MAX(0,{r.at('start_year')}+{life}-horizon_end)/{life})"
+
+    columns = [
+        Column(label, label, cells.YEAR),
+        Column("start_year", "period start (year)", cells.GENERAL),
+        Column("hardware", "hardware"),
+        Column("site", "site"),
+        Column("units", "units bought", cells.THOUSANDS),
+        Column("price_usd", "price (USD per unit)", cells.USD, price),
+        Column(
+            "capex_usd", "capex (USD)", cells.USD, lambda r: f"={r.at('units')}*{r.at('price_usd')}"
+        ),
+        Column(
+            "lifetime_years",
+            "lifetime (years)",
+            cells.GENERAL,
+            lambda r: f"={_hw(book, 'lifetime_years', r)}",
+        ),
+        Column("residual_fraction", "life left at horizon end (share)", cells.PCT, residual_share),
+        Column(
+            "residual_usd",
+            "residual value (USD)",
+            cells.USD,
+            lambda r: f"={r.at('capex_usd')}*{r.at('residual_fraction')}",
+        ),
+    ]
+    write_table(book, ws, "Purchases", frame, columns)
+    cells.freeze_header(ws)
+    book.fit_widths(ws)
+
+
+def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
+    """The fleet table plus the input rates its cost formulas read."""
+    fleet = table(plan, "fleet")
+    utilisation = scenario.finance.utilisation
+    kw = fleet["power_kw_per_unit"]
+    bills = kw * fleet["pue"] * utilisation * HOURS_PER_YEAR
+    purchases = table(plan, "purchases")
+    bought = dict(
+        zip(
+            zip(purchases["hardware"], purchases[PERIOD], strict=True),
+            purchases["price_usd"],
+            strict=True,
+        )
+    )
+    specs = hardware_specs(scenario)
+    basis = [
+        bought[(h, v)] if origin == "purchased" else specs[h].price_usd
+        for h, v, origin in zip(fleet["hardware"], fleet["vintage"], fleet["origin"], strict=True)
+    ]
+    return fleet.assign(
+        electricity_usd_per_kwh=fleet["energy_usd_per_unit_year"] / bills.where(bills > 0),
+        facility_usd_per_kw_year=fleet["facility_usd_per_unit_year"] / kw,
+        price_basis_usd=pd.Series(basis, index=fleet.index, dtype=float),
+    )
+
+
+def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
+    ws = book.sheet("Fleet")
+    frame = _fleet_frame(plan, scenario)
+    label = PERIOD
+
+    def site_ref(kind: str, r: Row) -> str:
+        return f"={book.ref((kind, r['site'], r[label]))}"
+
+    def basis(r: Row) -> str:
+        if r["origin"] == "purchased":
+            return f"={book.ref(('price', r['hardware'], r['vintage']))}"
+        return f"={_hw(book, 'price_usd', r)}"
+
+    def cost(per_year: str):
+        return lambda r: f"={r.at('units')}*{r.at(per_year)}*{r.at('length_years')}"
+
+    columns = [
+        Column(label, label, cells.YEAR),
+        Column("hardware", "hardware"),
+        Column("site", "site"),
+        Column("origin", "origin"),
+        Column("vintage", "vintage (bought or installed)", cells.YEAR),
+        Column("units", "units", cells.DECIMAL1),
+        Column(
+            "accelerators",
+            "accelerators",
+            cells.THOUSANDS,
+            lambda r: f"={r.at('units')}*{_hw(book, 'accelerators', r)}",
+        ),
+        Column(
+            "power_kw_per_unit",
+            "IT power (kW per unit)",
+            cells.DECIMAL2,
+            lambda r: f"={_hw(book, 'power_kw', r)}",
+        ),
+        Column("pue", "PUE", cells.DECIMAL2, lambda r: site_ref("pue", r)),
+        Column(
+            "facility_mw",
+            "facility power (MW)",
+            cells.DECIMAL2,
+            lambda r: f"={r.at('units')}*{r.at('power_kw_per_unit')}*{r.at('pue')}/1000",
+        ),
+        Column(
+            "electricity_usd_per_kwh",
+            "electricity (USD/kWh)",
+            cells.USD_PRECISE,
+            lambda r: site_ref("electricity", r),
+        ),
+        Column(
+            "energy_usd_per_unit_year",
+            "energy (USD per unit-year)",
+            cells.USD,
+            lambda r: (
+                f"={r.at('power_kw_per_unit')}*{r.at('pue')}*energy_hours_per_year"
+                f"*{r.at('electricity_usd_per_kwh')}"
+            ),
+        ),
+        Column(
+            "facility_usd_per_kw_year",
+            "facility (USD per kW-year)",
+            cells.USD,
+            lambda r: site_ref("facility", r),
+        ),
+        Column(
+            "facility_usd_per_unit_year",
+            "facility (USD per unit-year)",
+            cells.USD,
+            lambda r: f"={r.at('power_kw_per_unit')}*{r.at('facility_usd_per_kw_year')}",
+        ),
+        Column("price_basis_usd", "price paid (USD per unit)", cells.USD, basis),
+        Column(
+            "maintenance_usd_per_unit_year",
+            "maintenance (USD per unit-year)",
+            cells.USD,
+            lambda r: f"=maintenance_fraction*{r.at('price_basis_usd')}",
+        ),
+        Column("length_years", "period length (years)", cells.GENERAL),
+        Column("energy_usd", "energy (USD)", cells.USD, cost("energy_usd_per_unit_year")),
+        Column("facility_usd", "facility (USD)", cells.USD, cost("facility_usd_per_unit_year")),
+        Column(
+            "maintenance_usd", "maintenance (USD)", cells.USD, cost("maintenance_usd_per_unit_year")
+        ),
+    ]
+    write_table(book, ws, "Fleet", frame, columns)
+    cells.freeze_header(ws, 1, 3)
+    book.fit_widths(ws)
+
+
+def write_rentals(book: Book, plan: Plan) -> None:
+    ws = book.sheet("Rentals")
+    frame = table(plan, "rentals")
+    label = PERIOD
+    acc = frame["hardware"].map(plan.parameters["accelerators_per_unit"]).astype(float)
+    frame = frame.assign(
+        usd_per_accelerator_hour=frame["usd_per_unit_year"] / (HOURS_PER_YEAR * acc)
+    )
+
+    def rate(r: Row) -> str:
+        return f"={book.ref(('rent_rate', r['hardware'], r[label]))}"
+
+    columns = [
+        Column(label, label, cells.YEAR),
+        Column("hardware", "hardware"),
+        Column("units", "units rented (average)", cells.DECIMAL2),
+        Column(
+            "accelerators",
+            "accelerators",
+            cells.THOUSANDS,
+            lambda r: f"={r.at('units')}*{_hw(book, 'accelerators', r)}",
+        ),
+        Column(
+            "usd_per_accelerator_hour", "price (USD per accelerator-hour)", cells.USD_PRECISE, rate
+        ),
+        Column(
+            "usd_per_unit_year",
+            "cost (USD per unit-year)",
+            cells.USD,
+            lambda r: (
+                f"={r.at('usd_per_accelerator_hour')}*hours_per_year*{_hw(book, 'accelerators', r)}"
+            ),
+        ),
+        Column("max_units", "most units (cap)", cells.THOUSANDS),
+        Column("length_years", "period length (years)", cells.GENERAL),
+        Column(
+            "cost_usd",
+            "rent (USD)",
+            cells.USD,
+            lambda r: f"={r.at('units')}*{r.at('usd_per_unit_year')}*{r.at('length_years')}",
+        ),
+    ]
+    write_table(book, ws, "Rentals", frame, columns)
+    cells.freeze_header(ws)
+    book.fit_widths(ws)

@@ -1,0 +1,244 @@
+"""``Summary``: what was run, how the solve went, the headline figures and the diagnosis.
+
+Headline money figures are formulas of the Costs, Purchases and Charts sheets, so
+they move with the inputs. The solve and build times are the only cells that differ
+between two runs of the same scenario (:data:`MEASURED`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from openpyxl.styles import Alignment
+from openpyxl.worksheet.worksheet import Worksheet
+
+from planner import __version__
+from planner.export import cells
+from planner.export.charts import power_frame
+from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, table
+from planner.results import Plan
+from planner.scenario.schema import Scenario
+
+TITLE = "Summary"
+MEASURED = ("solve time", "build time")
+"""Labels of the rows that hold wall-clock measurements (not part of the result)."""
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def scenario_sha256(scenario: Scenario) -> str:
+    """SHA-256 of the scenario as loaded (after extends, overrides and defaults)."""
+    text = json.dumps(scenario.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Writer:
+    def __init__(self, book: Book, ws: Worksheet) -> None:
+        self.book, self.ws, self.row = book, ws, 2
+
+    def section(self, title: str) -> None:
+        self.row += 1
+        self.book.text(self.ws, self.row, 1, title, track=False).font = SECTION_FONT
+        self.row += 1
+
+    def item(self, label: str, value: Any, unit: str = "", fmt: str | None = None) -> None:
+        self.book.text(self.ws, self.row, 1, label)
+        self.book.value(self.ws, self.row, 2, value, fmt)
+        self.book.text(self.ws, self.row, 3, unit)
+        self.row += 1
+
+    def formula(self, label: str, formula: str, expected: float, unit: str, fmt: str) -> None:
+        self.book.text(self.ws, self.row, 1, label)
+        self.book.formula(self.ws, self.row, 2, formula, expected, fmt)
+        self.book.text(self.ws, self.row, 3, unit)
+        self.row += 1
+
+    def sentence(self, text: str) -> None:
+        cell = self.book.text(self.ws, self.row, 1, text, track=False)
+        cell.alignment = Alignment(wrap_text=False)
+        self.row += 1
+
+
+def _binding(plan: Plan) -> list[str]:
+    out = []
+    for name, subject, what in (
+        ("power", "site", "power cap at {}"),
+        ("budget", None, "capex budget"),
+        ("supply", "hardware", "supply cap of {}"),
+        ("vendor_share", "vendor", "vendor-share cap of {}"),
+    ):
+        frame = table(plan, name)
+        label = PERIOD
+        hits = frame[frame["binding"].astype(bool)]
+        groups: dict[str, list[str]] = {}
+        for row in hits.to_dict("records"):
+            key = what.format(row[subject]) if subject else what
+            groups.setdefault(key, []).append(str(row[label]))
+        out += [f"The {k} binds in {', '.join(v)}." for k, v in groups.items()]
+    return out or ["No power, budget, supply or vendor-share limit binds."]
+
+
+def write_summary(
+    book: Book, plan: Plan, scenario: Scenario, source: str | Path | None = None
+) -> None:
+    ws = book.sheet(TITLE)
+    h = plan.headline
+    for j, header in enumerate(("item", "value", "unit or note"), start=1):
+        book.text(ws, 1, j, header)
+    cells.style_header_row(ws, 1, 3)
+    w = _Writer(book, ws)
+    w.section("Scenario")
+    w.item("scenario", scenario.name)
+    w.item("description", scenario.description.strip() or "(none)")
+    w.item("planner version", __version__)
+    w.item("scenario file", str(source) if source is not None else "(not from a file)")
+    if source is not None:
+        w.item("scenario file SHA-256", file_sha256(source))
+    w.item("scenario as loaded, SHA-256", scenario_sha256(scenario), "after extends and overrides")
+    if scenario.extends:
+        w.item("extends", scenario.extends)
+
+    w.section("Solve")
+    w.item("solver", h.get("solver"))
+    w.item("status", plan.status, "optimal, or the best plan found when stopped early")
+    w.item("termination", h.get("termination"))
+    w.item("MIP gap", h.get("mip_gap"), "relative, at the end of the solve", cells.PCT_PRECISE)
+    w.item("objective (solver)", h.get("objective_usd"), "USD, NPV incl. penalties", cells.USD)
+    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD)
+    w.item("solve time", h.get("solve_seconds"), "s (wall clock)", cells.DECIMAL2)
+    w.item("build time", h.get("build_seconds"), "s (wall clock)", cells.DECIMAL2)
+    w.item("variables", h.get("variables"), "of which integer: see next row", cells.THOUSANDS)
+    w.item("integer variables", h.get("integer_variables"), "", cells.THOUSANDS)
+    w.item("constraints", h.get("constraints"), "", cells.THOUSANDS)
+    w.item("purchases continuous (--relax)", bool(h.get("relax")))
+
+    w.section("Headline figures")
+    costs = table(plan, "costs")
+    w.formula(
+        "NPV of total cost of ownership",
+        "=npv_tco",
+        h["npv_cost_usd"],
+        "USD at the horizon start, excl. penalties; Costs sheet",
+        cells.USD,
+    )
+    w.formula(
+        "NPV incl. penalties (objective)",
+        "=npv_with_penalties",
+        float(costs["usd_pv"].sum()),
+        "USD",
+        cells.USD,
+    )
+    w.formula(
+        "penalties for unmet demand",
+        "=penalties_pv",
+        h["penalties_usd_pv"],
+        "USD, present value",
+        cells.USD,
+    )
+    w.formula(
+        "undiscounted cash cost",
+        "=undiscounted_cost",
+        h["undiscounted_cost_usd"],
+        "USD, excl. penalties",
+        cells.USD,
+    )
+    capex = book.tables["Purchases"].range("capex_usd")
+    w.formula("total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD)
+    peak = book.tables["chart_power"].range("used_mw")
+    used = power_frame(plan)["used_mw"]
+    w.formula(
+        "peak facility power",
+        f"=MAX({peak})",
+        float(used.max()) if len(used) else 0.0,
+        "MW, all sites",
+        cells.DECIMAL1,
+    )
+    _vendors(w, plan)
+    _usd_per_mtok(w, plan)
+    w.item(
+        "unmet inference demand",
+        h.get("unmet_inference_tokens"),
+        "output tokens over the horizon",
+        cells.SCIENTIFIC,
+    )
+    w.item("unmet training work", h.get("unmet_training_flops"), "FLOP", cells.SCIENTIFIC)
+
+    w.section("Binding constraints")
+    for sentence in _binding(plan):
+        w.sentence(sentence)
+    w.section("Diagnosis")
+    for sentence in plan.diagnosis or ["(none)"]:
+        w.sentence(sentence)
+    w.section("Sheets")
+    for title in book.wb.sheetnames:
+        w.item(title, SHEET_NOTES.get(title, ""))
+    cells.freeze_header(ws)
+    book.fit_widths(ws)
+    ws.column_dimensions["A"].width = 44
+    ws.column_dimensions["B"].width = 70
+    ws.column_dimensions["C"].width = 50
+
+
+def _vendors(w: _Writer, plan: Plan) -> None:
+    fleet = table(plan, "fleet")
+    periods = table(plan, "periods")
+    last = periods[PERIOD].iloc[-1]
+    here = fleet[fleet[PERIOD] == last]
+    vendor = plan.parameters["vendor_of_hardware"]
+    by_vendor = (
+        here.assign(vendor=here["hardware"].map(vendor)).groupby("vendor")["accelerators"].sum()
+    )
+    if by_vendor.empty:
+        w.item(f"owned accelerators in {last}", 0, "none", cells.THOUSANDS)
+    for name, count in sorted(by_vendor.items()):
+        w.item(
+            f"owned accelerators in {last}: {name}", float(count), "accelerators", cells.THOUSANDS
+        )
+
+
+def _usd_per_mtok(w: _Writer, plan: Plan) -> None:
+    frame = table(plan, "usd_per_mtok")
+    if frame.empty:
+        return
+    label = PERIOD
+    periods = table(plan, "periods")
+    last = periods[PERIOD].iloc[-1]
+    for row in frame[frame[label] == last].to_dict("records"):
+        w.item(
+            f"realised cost per Mtok in {last}: {row['workload']}",
+            row["usd_per_mtok"],
+            "USD per million output tokens served",
+            cells.USD_PER_MTOK,
+        )
+
+
+SHEET_NOTES = {
+    "Summary": "this page",
+    "Charts": "fleet, costs, power and demand charts with their data",
+    "Costs": "cash cost and present value by period and category; live formulas",
+    "Assumptions": "every input the run used, with units; wacc and prices feed Costs",
+    "Hardware": "catalog rows used (overrides applied), with source and as_of",
+    "Models": "model architectures used, with source and as_of",
+    "Throughput inference": "perf model: tokens/s per unit and $/Mtok per workload and hardware",
+    "Throughput training": "perf model: goodput, cluster and time per run and hardware",
+    "Fleet": "owned units by period and vintage; power and running costs (formulas)",
+    "Purchases": "units bought, capex and residual value (formulas)",
+    "Rentals": "rented units and rent (formulas)",
+    "Assignment training": "units working on each training run",
+    "Assignment inference": "units serving each workload",
+    "Utilisation": "units assigned over units available",
+    "Power": "facility MW used vs cap per site",
+    "Budget": "capex vs budget per period",
+    "Supply": "units bought vs supply caps",
+    "Vendor share": "vendor shares of owned accelerators vs caps",
+    "Demand vs served": "demand, capacity, unmet demand and its penalty",
+    "Training runs": "work required and done per run, and its penalty",
+    "Cost per Mtok": "realised USD per million output tokens per workload",
+    "Shadow prices": "what one more unit of each limit is worth",
+    "Marginals": "exact marginal values from re-solving (--marginal)",
+}

@@ -1,0 +1,104 @@
+"""``Throughput inference`` and ``Throughput training``: the performance model's outputs.
+
+Per (workload, hardware): replica, batch at the SLO, tokens/s per user and per unit,
+what binds, and unit economics at the horizon start (USD per accelerator-hour and
+per million output tokens at full load, as ``planner throughput`` prints them). Per
+(run, hardware): cluster, goodput, days to finish, tokens/s and FLOP/s per unit.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from planner import economics
+from planner.export import cells
+from planner.export.sheets.book import Book, Column, write_table
+from planner.perf.workloads import serving_workloads
+from planner.scenario.schema import Scenario
+
+INFERENCE = [
+    ("workload", "workload", None),
+    ("hardware", "hardware", None),
+    ("model", "model", None),
+    ("precision", "precision", None),
+    ("servable", "servable", None),
+    ("reason", "reason not servable", None),
+    ("replica_accelerators", "replica (accelerators)", cells.THOUSANDS),
+    ("batch", "batch (sequences per replica)", cells.THOUSANDS),
+    ("tokens_per_s_per_user", "decode speed (tokens/s per user)", cells.DECIMAL1),
+    ("decode_tokens_per_s_per_replica", "decode (tokens/s per replica)", cells.THOUSANDS),
+    ("output_tokens_per_s_per_unit", "served output (tokens/s per unit)", cells.THOUSANDS),
+    ("decode_tokens_per_s_per_unit", "decode only (tokens/s per unit)", cells.THOUSANDS),
+    ("prefill_tokens_per_s_per_unit", "prefill (tokens/s per unit)", cells.THOUSANDS),
+    ("binding", "binding", None),
+    ("usd_per_accelerator_hour", "unit cost (USD per accelerator-hour)", cells.USD_CENTS),
+    ("usd_per_mtok_output", "full-load cost (USD per Mtok output)", cells.USD_PER_MTOK),
+]
+TRAINING = [
+    ("run", "run", None),
+    ("hardware", "hardware", None),
+    ("model", "model", None),
+    ("precision", "precision", None),
+    ("feasible", "feasible", None),
+    ("reason", "reason not feasible", None),
+    ("flops", "work (FLOP)", cells.SCIENTIFIC),
+    ("mfu", "MFU (share of peak)", cells.PCT),
+    ("sustained_tflops_per_accelerator", "sustained (TFLOPS per accelerator)", cells.DECIMAL1),
+    ("cluster_accelerators", "cluster (accelerators)", cells.THOUSANDS),
+    ("cluster_units", "cluster (units)", cells.THOUSANDS),
+    ("goodput", "goodput (share)", cells.PCT),
+    ("days_to_finish", "time to finish (days)", cells.DECIMAL1),
+    ("accelerator_hours", "accelerator-hours (h)", cells.THOUSANDS),
+    ("training_tokens_per_s_per_unit", "training (tokens/s per unit)", cells.THOUSANDS),
+    ("training_flops_per_s_per_unit", "training (FLOP/s per unit)", cells.SCIENTIFIC),
+]
+
+
+def priced(scenario: Scenario, inference: pd.DataFrame) -> pd.DataFrame:
+    """``inference`` plus USD per accelerator-hour and per Mtok at the horizon start."""
+    year = scenario.horizon.start
+    costs = {
+        h.id: economics.unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware
+    }
+    names = {w.name for w in serving_workloads(scenario)}
+    per_hour, per_mtok = [], []
+    for row in inference.itertuples(index=False):
+        cost = costs[row.hardware]
+        per_hour.append(cost.usd_per_accelerator_hour)
+        ok = row.workload in names and bool(row.servable) and row.output_tokens_per_s_per_unit > 0
+        per_mtok.append(
+            economics.usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
+            if ok
+            else None
+        )
+    return inference.assign(usd_per_accelerator_hour=per_hour, usd_per_mtok_output=per_mtok)
+
+
+def _write(book: Book, title: str, frame: pd.DataFrame, spec: list, note: str) -> None:
+    ws = book.sheet(title)
+    columns = [Column(k, h, f) for k, h, f in spec if k in frame.columns]
+    table = write_table(book, ws, title.replace(" ", "_"), frame, columns)
+    book.note(ws, table.last_row + 2, note)
+    cells.freeze_header(ws, 1, 2)
+    book.fit_widths(ws)
+
+
+def write_throughput(
+    book: Book, scenario: Scenario, inference: pd.DataFrame, training: pd.DataFrame
+) -> None:
+    year = scenario.horizon.start
+    _write(
+        book,
+        "Throughput inference",
+        priced(scenario, inference),
+        INFERENCE,
+        f"Unit costs at {year} prices: capital recovery at the WACC over the lifetime plus "
+        "energy, facility and maintenance; per Mtok at full load, prefill included.",
+    )
+    _write(
+        book,
+        "Throughput training",
+        training,
+        TRAINING,
+        "Goodput-adjusted for failures and checkpoints; clusters sized to finish in the window.",
+    )

@@ -1,0 +1,84 @@
+"""``planner compare``: shipped scenarios side by side, in a workbook with a chart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from planner.analysis.compare import compare_files, unique_labels
+from planner.cli.common import run_guarded
+from planner.cli.compare_cmds import compare as compare_command
+
+REPO = Path(__file__).resolve().parents[2]
+BASELINE = REPO / "scenarios" / "baseline.yaml"
+POWER = REPO / "scenarios" / "power_constrained.yaml"
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    return compare_files([BASELINE, POWER])
+
+
+def test_headline_figures_side_by_side(comparison) -> None:
+    assert comparison.labels == ["baseline", "power_constrained"]
+    headline = comparison.headline.set_index("metric")
+    for s, label in zip(comparison.solved, comparison.labels, strict=True):
+        assert headline.loc["NPV of total cost of ownership", label] == pytest.approx(
+            s.plan.headline["npv_cost_usd"]
+        )
+        assert headline.loc["total capex", label] == pytest.approx(s.plan.headline["capex_usd"])
+    difference = "power_constrained − baseline"
+    row = headline.loc["NPV of total cost of ownership"]
+    assert row[difference] == pytest.approx(row["power_constrained"] - row["baseline"])
+
+
+def test_fleet_and_cost_differences(comparison) -> None:
+    fleet, costs = comparison.fleet, comparison.costs
+    for s, label in zip(comparison.solved, comparison.labels, strict=True):
+        assert fleet[label].sum() == pytest.approx(s.plan.tables["fleet"]["accelerators"].sum())
+        total = costs.set_index("category").loc["total excl. penalties", label]
+        assert total == pytest.approx(s.plan.headline["npv_cost_usd"])
+    assert (
+        fleet["power_constrained − baseline"] == fleet["power_constrained"] - fleet["baseline"]
+    ).all()
+
+
+def test_cli_writes_a_workbook_with_a_chart(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "compare.xlsx"
+    code = run_guarded(
+        compare_command, [str(BASELINE), str(POWER), "--out", str(out), "--format", "json"]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    document = json.loads(captured.out)
+    assert document["scenarios"] == ["baseline", "power_constrained"]
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == ["Comparison", "Fleet comparison", "Cost comparison"]
+    ws = wb["Comparison"]
+    assert [c.value for c in ws[1]][:5] == [
+        "metric",
+        "unit",
+        "baseline",
+        "power_constrained",
+        "power_constrained − baseline",
+    ]
+    assert ws["A2"].value == "NPV of total cost of ownership"
+    assert ws["E2"].value == "=D2-C2"
+    assert len(ws._charts) >= 1 and ws.tables
+
+
+def test_one_scenario_is_not_a_comparison(tmp_path: Path, capsys) -> None:
+    code = run_guarded(compare_command, [str(BASELINE), "--out", str(tmp_path / "x.xlsx")])
+    assert code == 2 and "at least two" in capsys.readouterr().err
+
+
+def test_labels_are_unique() -> None:
+    labels = unique_labels(["a", "a", "b"], [Path("x/a1.yaml"), Path("y/a2.yaml"), None])
+    assert labels == ["a (a1.yaml)", "a (a2.yaml)", "b"]
+    assert unique_labels(["a", "a"], [Path("x/s.yaml"), Path("y/s.yaml")]) == [
+        "a (s.yaml)",
+        "a (s.yaml) #2",
+    ]

@@ -1,0 +1,108 @@
+"""Sensitivity signs economics dictates, through one-at-a-time sweeps; the tornado table.
+
+Each sweep solves exactly (MIP gap 0), so "never lowers" is checked to solver precision.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from analysis_helpers import EXACT, HAND
+
+from planner.analysis.executors import ExecutorChoice, run_tasks
+from planner.analysis.params import parse_vary
+from planner.analysis.sweep import sweep_analysis, sweep_tasks, tornado
+from planner.analysis.tasks import Row
+from planner.scenario import load_scenario
+
+REL = 1e-9
+
+
+def _npvs(scenario_file: str, flag: str) -> list[float]:
+    """NPV TCO (objective) at each value of ``flag``, lowest value first."""
+    parameter = parse_vary(flag)
+    tasks, _ = sweep_tasks(load_scenario(HAND / scenario_file), [parameter], settings=EXACT)
+    rows = run_tasks(tasks, executor=ExecutorChoice(workers=0), progress=False)
+    assert all(r["status"] == "optimal" for r in rows), [r.get("error") for r in rows]
+    by_value = sorted(zip(parameter.values, rows[1:], strict=True))
+    return [row["objective_usd"] for _, row in by_value]
+
+
+def _never_lower(npvs: list[float]) -> bool:
+    return all(b >= a * (1 - REL) for a, b in itertools.pairwise(npvs))
+
+
+@pytest.mark.parametrize("scenario_file", ["power_switch.yaml", "rental_spike.yaml"])
+def test_higher_electricity_price_never_lowers_npv(scenario_file: str) -> None:
+    npvs = _npvs(scenario_file, "finance.electricity_usd_per_kwh=0.03,0.07,0.15,0.4")
+    assert _never_lower(npvs) and npvs[-1] > npvs[0]
+
+
+@pytest.mark.parametrize(
+    ("scenario_file", "path"),
+    [
+        ("power_switch.yaml", "hardware[b200-hgx].price_usd"),
+        ("lifetime_rebuy.yaml", "hardware[h100-hgx].price_usd"),
+    ],
+)
+def test_higher_hardware_price_never_lowers_npv(scenario_file: str, path: str) -> None:
+    npvs = _npvs(scenario_file, f"{path}=150000,280000,400000,900000")
+    assert _never_lower(npvs) and npvs[-1] > npvs[0]
+
+
+@pytest.mark.parametrize(
+    "scenario_file", ["one_hardware_one_year.yaml", "existing_fleet.yaml", "budget_shortfall.yaml"]
+)
+def test_higher_wacc_never_lowers_npv(scenario_file: str) -> None:
+    """One-year horizons: a higher WACC only shrinks the present value of the residual.
+
+    (Over several years the plan pays later costs in cash, which a higher WACC discounts
+    more: there the NPV of a fixed plan falls with the WACC, by construction.)
+    """
+    npvs = _npvs(scenario_file, "finance.wacc=0.0,0.05,0.1,0.2,0.4")
+    assert _never_lower(npvs)
+
+
+@pytest.mark.parametrize(
+    ("scenario_file", "flag"),
+    [
+        ("power_switch.yaml", "inference[chat].tokens_per_day*=0.25,0.5,1,1.5,3"),
+        ("budget_shortfall.yaml", "inference[chat].tokens_per_day*=0.5,1,2,4"),
+        ("rental_spike.yaml", "inference[chat].tokens_per_day.2027*=0.5,1,2"),
+        ("training_one_type.yaml", "training[pretrain].tokens=1e13,2e13,4e13"),
+    ],
+)
+def test_more_demand_never_lowers_npv(scenario_file: str, flag: str) -> None:
+    npvs = _npvs(scenario_file, flag)
+    assert _never_lower(npvs) and npvs[-1] > npvs[0]
+
+
+def test_tornado_ranks_inputs_by_npv_swing() -> None:
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    parameters = [
+        parse_vary("finance.wacc=0.08,0.12"),
+        parse_vary("inference[chat].tokens_per_day*=0.8,1.2"),
+        parse_vary("finance.electricity_usd_per_kwh=0.05,0.09"),
+    ]
+    tasks, base = sweep_tasks(scenario, parameters, settings=EXACT)
+    assert [t.label for t in tasks][:3] == ["base", "finance.wacc=0.08", "finance.wacc=0.12"]
+    rows: list[Row] = run_tasks(tasks, executor=ExecutorChoice(workers=0), progress=False)
+    table = tornado(rows, parameters, base)
+    assert table["parameter"].iloc[0] == "inference[chat].tokens_per_day ×"
+    assert list(table["swing_usd"]) == sorted(table["swing_usd"], reverse=True)
+    wacc = table.set_index("parameter").loc["finance.wacc"]
+    assert wacc["base_value"] == 0.1 and wacc["npv_base_usd"] == rows[0]["objective_usd"]
+    assert wacc["npv_at_low_usd"] == rows[1]["objective_usd"]
+    assert not math.isnan(wacc["usd_per_mtok[chat]_swing"])
+    analysis = sweep_analysis(scenario, parameters, rows, base, grid=False)
+    assert list(analysis.frames) == ["Tornado", "Tornado chart data", "Runs"]
+
+
+def test_grid_is_the_full_factorial() -> None:
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    parameters = [parse_vary("finance.wacc=0.08,0.12"), parse_vary("finance.pue=1.1,1.2,1.3")]
+    tasks, _ = sweep_tasks(scenario, parameters, grid=True, settings=EXACT)
+    assert len(tasks) == 1 + 2 * 3
+    assert tasks[-1].label == "finance.wacc=0.12; finance.pue=1.3"

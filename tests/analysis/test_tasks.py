@@ -1,0 +1,75 @@
+"""The worker: statuses, result rows and the per-process perf-table cache."""
+
+from __future__ import annotations
+
+import pandas as pd
+from analysis_helpers import EXACT, HAND
+
+from planner.analysis import tasks as tasks_module
+from planner.analysis.params import Change, parse_vary, prepare
+from planner.analysis.tasks import Task, build_scenario, cached_tables, perf_key, run_task
+from planner.optimize import throughput
+from planner.scenario import load_scenario
+
+
+def _task(changes: tuple[Change, ...] = (), scenario_file: str = "power_switch.yaml") -> Task:
+    scenario = load_scenario(HAND / scenario_file)
+    paths = [parse_vary(f"{c.path}{'*' if c.multiplier else ''}={c.value}") for c in changes]
+    doc, _ = prepare(scenario, paths)
+    return Task(0, "t", doc, changes, EXACT)
+
+
+def test_a_row_holds_the_figures_an_analysis_summarises() -> None:
+    row = run_task(_task())
+    assert row["status"] == "optimal" and row["error"] is None
+    assert row["objective_usd"] == row["npv_cost_usd"] > 0  # all demand met: no penalty
+    assert set(row["capex_by_year"]) == {"2026", "2027"}
+    assert sum(row["capex_by_year"].values()) == row["capex_usd"]
+    assert row["peak_mw"] == max(row["mw_by_year"].values()) <= 0.1
+    assert set(row["units_bought"]) == {"h100-hgx", "b200-hgx"}
+    assert row["binding"] == ["power[dc].2027"]
+    assert row["demand_met"] is True and row["unmet_inference_share"] == 0.0
+    assert 0 < row["usd_per_mtok"]["chat"] < 10
+
+
+def test_failures_become_statuses() -> None:
+    invalid = run_task(_task((Change("finance.wacc", 1.5),)))
+    assert invalid["status"] == "invalid" and "finance.wacc" in invalid["error"]
+    short = run_task(_task((Change("inference[chat].tokens_per_day", 3.0, multiplier=True),)))
+    assert short["status"] == "optimal" and short["demand_met"] is False
+    assert short["penalties_usd_pv"] > 0 and short["unmet_inference_share"] > 0
+    broken = run_task(_task((Change("solver.time_limit_s", 1e-9),)))
+    assert broken["status"] in ("no plan", "feasible", "optimal")
+
+
+def test_perf_key_ignores_what_the_perf_model_does_not_read() -> None:
+    scenario = load_scenario(HAND / "power_switch.yaml")
+    key = perf_key(scenario)
+    same = [
+        Change("finance.wacc", 0.2),
+        Change("finance.electricity_usd_per_kwh", 0.2),
+        Change("hardware[b200-hgx].price_usd", 1.0e5),
+        Change("inference[chat].tokens_per_day", 2.0, multiplier=True),
+        Change("sites[dc].power_cap_mw", 5.0),
+    ]
+    other = [
+        Change("hardware[b200-hgx].memory_tbps", 4.0),
+        Change("inference[chat].slo_tokens_per_s_per_user", 80.0),
+        Change("finance.availability", 0.9),
+    ]
+    for change in same + other:
+        variant = build_scenario(_task((change,)))
+        assert (perf_key(variant) == key) == (change in same), change.path
+        if change in same:  # what the cache would hand out is what the perf model gives
+            fresh = throughput(variant)
+            for cached_table, fresh_table in zip(throughput(scenario), fresh, strict=True):
+                pd.testing.assert_frame_equal(cached_table, fresh_table)
+
+
+def test_tables_are_computed_once_per_process() -> None:
+    tasks_module._TABLES.clear()
+    first = build_scenario(_task((Change("finance.wacc", 0.05),)))
+    second = build_scenario(_task((Change("finance.wacc", 0.07),)))
+    tables, hit = cached_tables(first)
+    again, hit_again = cached_tables(second)
+    assert (hit, hit_again) == (False, True) and again is tables

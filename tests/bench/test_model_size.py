@@ -1,0 +1,97 @@
+"""The M benchmark's model size, built without solving, so a formulation change shows up.
+
+M (bench/generate.py, seed 0) with quarterly periods: 6 years x 4 quarters = 24 periods,
+12 hardware types (all released by 2026), 2 sites (texas, ohio), 10 inference workloads
+plus the rollouts of one RL run, 3 training runs, rentals of h200-hgx and b200-hgx, and
+an existing h100-hgx cohort at texas installed in 2024 (5-year life: alive 2026-2028).
+
+Every expected number has a comment on what produces it; a change to one needs a new
+comment (the generator, the perf model's servable pairs or the formulation moved).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pyomo.environ as pyo
+import pytest
+
+from planner.optimize import build_data, build_model, throughput
+from planner.optimize.model import model_size
+from planner.scenario import load_scenario
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "generate.py"
+
+VARIABLES = {
+    "buy": 576,  # 12 hardware x 2 sites x 24 quarters (every type on sale from 2026Q1)
+    "kept": 12,  # the 2024 h100 cohort at texas, alive 2026Q1-2028Q4
+    "installed": 576,  # one stock per (hardware, site, quarter) that can hold units
+    "rent": 48,  # 2 rentable types x 24 quarters
+    "y": 78,  # 3 runs x 26 places (12 hardware x 2 sites + 2 rented types)
+    # pretrain-01 (window 2029-2030: 8 quarters) + pretrain-02 (2030: 4) + rl-03 (2028:
+    # 4) = 16 run-quarters x 26 places
+    "x_train": 416,
+    # (workload, hardware) pairs the perf model can serve x quarters: 6 workloads on 12
+    # types, 3 on 11, 1 on 6, all 24 quarters; the rl-03 rollouts on 11 types in 2028
+    # (4 quarters): 6 x 288 + 3 x 264 + 144 + 44. Not per site: inference is pooled.
+    "x_inf": 2708,
+    "unmet_inf": 244,  # 10 workloads x 24 quarters + the rollouts' 4
+    "unmet_train": 3,  # one per run
+}
+INTEGER = 666  # buy 576 + kept 12 + y 78
+
+CONSTRAINTS = {
+    "fleet_balance": 576,  # one per installed stock
+    "existing_no_return": 11,  # the cohort's 12 quarters after its first
+    "capacity": 288,  # 12 hardware x 24 quarters, each pooling its sites and rentals
+    # (hardware, place, quarter) where a run may train: 12 quarters of 2028-2030 x 26
+    # places (every pool has more than one place, so each place gets its own row)
+    "training_capacity": 312,
+    "training_completion": 3,  # one per run
+    "training_one_cluster": 3,  # one per run
+    "training_cluster_link": 416,  # one per x_train
+    "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
+    "power": 48,  # 2 sites x 24 quarters
+    "budget": 24,  # one per quarter
+    "supply": 168,  # 7 supply-capped types (racks, pods and a few drawn) x 24 quarters
+    "vendor_share": 0,  # M sets no vendor share cap
+}
+
+
+def _load_generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_generate", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # so its classes resolve their module, as on import
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> pyo.ConcreteModel:
+    path = tmp_path_factory.mktemp("bench") / "m.yaml"
+    path.write_text(_load_generator().generate("M", seed=0, periods_per_year=4))
+    scenario = load_scenario(path)
+    assert scenario.horizon.periods_per_year == 4
+    return build_model(build_data(scenario, *throughput(scenario)))
+
+
+def test_m_variable_counts(model: pyo.ConcreteModel) -> None:
+    found = {v.local_name: len(v) for v in model.component_objects(pyo.Var)}
+    assert found == VARIABLES
+
+
+def test_m_constraint_counts(model: pyo.ConcreteModel) -> None:
+    found = {c.local_name: len(c) for c in model.component_objects(pyo.Constraint)}
+    assert found == CONSTRAINTS
+
+
+def test_m_model_size(model: pyo.ConcreteModel) -> None:
+    assert model_size(model) == {
+        "variables": sum(VARIABLES.values()),  # 4,661
+        "integer_variables": INTEGER,
+        "constraints": sum(CONSTRAINTS.values()),  # 2,093
+    }

@@ -1,0 +1,154 @@
+"""The plan workbook recalculated in LibreOffice: every formula reproduces the planner.
+
+Skipped only where LibreOffice is absent (the skip reason says so); CI installs it.
+Each workbook is recalculated once per module and shared by the tests.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import openpyxl
+import pytest
+from libreoffice import error_cells, recalculated, require_soffice
+
+from planner.export.excel import PlanWorkbook, build_workbook
+from planner.export.sheets.costs import npv_at
+from planner.optimize import plan
+from planner.results import Plan
+from planner.scenario import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+REL = 1e-9
+ADDRESS = re.compile(r"^'(?P<sheet>(?:[^']|'')+)'!\$(?P<col>[A-Z]+)\$(?P<row>\d+)$")
+NEW_WACC = 0.07
+
+
+def _cell(wb: openpyxl.Workbook, address: str):
+    m = ADDRESS.match(address)
+    assert m, address
+    return wb[m["sheet"].replace("''", "'")][f"{m['col']}{m['row']}"]
+
+
+def _solve(relative: str) -> tuple[Plan, PlanWorkbook]:
+    scenario = load_scenario(REPO / relative)
+    result = plan(scenario)
+    return result, build_workbook(result, scenario)
+
+
+def _recalculate(built: PlanWorkbook, folder: Path, profile: Path) -> openpyxl.Workbook:
+    source = folder / "in" / "plan.xlsx"
+    source.parent.mkdir(parents=True)
+    built.workbook.save(source)
+    return recalculated(source, folder / "out", profile)
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_soffice()
+    return tmp_path_factory.mktemp("lo-profile")
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "scenarios/baseline.yaml",
+        "tests/scenarios/budget_shortfall.yaml",
+        "tests/scenarios/rental_spike.yaml",
+    ],
+)
+def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):
+    """(plan, built workbook, recalculated workbook) of a scenario."""
+    result, built = _solve(request.param)
+    return result, built, _recalculate(built, tmp_path_factory.mktemp("recalc"), profile)
+
+
+def _scales(expected: dict[str, float]) -> dict[tuple[str, str], float]:
+    """Largest expected magnitude per sheet column: the scale of its rounding noise."""
+    scale: dict[tuple[str, str], float] = defaultdict(float)
+    for address, value in expected.items():
+        m = ADDRESS.match(address)
+        scale[(m["sheet"], m["col"])] = max(scale[(m["sheet"], m["col"])], abs(value))
+    return scale
+
+
+def test_every_formula_matches_the_plan(recalc) -> None:
+    _, built, values = recalc
+    assert built.expected, "no formulas were written"
+    scale = _scales(built.expected)
+    wrong = []
+    for address, want in built.expected.items():
+        got = _cell(values, address).value
+        m = ADDRESS.match(address)
+        noise = REL * scale[(m["sheet"], m["col"])]
+        if not isinstance(got, int | float) or not math.isclose(
+            got, want, rel_tol=REL, abs_tol=noise
+        ):
+            wrong.append(f"{address}: workbook {got!r}, planner {want!r}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def test_no_cell_is_an_error(recalc) -> None:
+    assert error_cells(recalc[2]) == []
+
+
+def test_every_formula_is_checked(recalc) -> None:
+    _, built, _ = recalc
+    unchecked = [
+        f"{ws.title}!{cell.coordinate}"
+        for ws in built.workbook.worksheets
+        for row in ws.iter_rows()
+        for cell in row
+        if cell.data_type == "f"
+        and f"'{ws.title}'!${cell.column_letter}${cell.row}" not in built.expected
+    ]
+    assert unchecked == []
+
+
+def test_headline_npv_is_the_plans(recalc) -> None:
+    result, built, values = recalc
+    npv = _cell(values, built.refs["npv_tco"]).value
+    assert npv == pytest.approx(result.headline["npv_cost_usd"], rel=REL)
+    assert npv_at(result, result.parameters["wacc"]) == pytest.approx(npv, rel=REL)
+
+
+@pytest.fixture(scope="module")
+def baseline() -> tuple[Plan, PlanWorkbook]:
+    return _solve("scenarios/baseline.yaml")
+
+
+def test_changing_the_wacc_moves_the_npv(baseline, profile: Path, tmp_path: Path) -> None:
+    result, built = baseline
+    _cell(built.workbook, built.refs["wacc"]).value = NEW_WACC
+    values = _recalculate(built, tmp_path, profile)
+    npv = _cell(values, built.refs["npv_tco"]).value
+    assert npv == pytest.approx(npv_at(result, NEW_WACC), rel=REL)
+    assert npv != pytest.approx(result.headline["npv_cost_usd"], rel=1e-3)
+    objective = _cell(values, built.refs["npv_with_penalties"]).value
+    assert objective == pytest.approx(npv_at(result, NEW_WACC, penalties=True), rel=REL)
+    assert error_cells(values) == []
+    _cell(built.workbook, built.refs["wacc"]).value = result.parameters["wacc"]
+
+
+def test_changing_the_electricity_price_moves_energy_and_npv(
+    baseline, profile: Path, tmp_path: Path
+) -> None:
+    result, built = baseline
+    price = _cell(built.workbook, built.refs[("electricity", "texas", 2026)])
+    # texas sets one price for every year: one cell feeds them all
+    assert len({built.refs[("electricity", "texas", y)] for y in range(2026, 2032)}) == 1
+    old = price.value
+    price.value = old * 2
+    values = _recalculate(built, tmp_path, profile)
+    price.value = old
+    costs = result.tables["costs"]
+    energy = costs[costs["category"] == "energy"]
+    ws = values["Costs"]
+    energy_row = next(r for r in range(1, ws.max_row) if ws.cell(row=r, column=1).value == "Energy")
+    for j, usd in enumerate(energy["usd"], start=2):
+        assert ws.cell(row=energy_row, column=j).value == pytest.approx(2 * usd, rel=REL)
+    moved = result.headline["npv_cost_usd"] + float(energy["usd_pv"].sum())
+    assert _cell(values, built.refs["npv_tco"]).value == pytest.approx(moved, rel=REL)

@@ -1,0 +1,264 @@
+"""The plan workbook read back with openpyxl: sheets, tables, formats, formulas, charts.
+
+Values of formula cells need a spreadsheet engine: see test_excel_recalc.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.chart import BarChart, LineChart
+
+from planner.errors import ExportError
+from planner.export import excel
+from planner.export.excel import SHEETS, build_workbook, write_workbook
+from planner.export.sheets.summary import MEASURED
+from planner.optimize import plan
+from planner.results import COST_CATEGORIES
+from planner.scenario import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+BASELINE = REPO / "scenarios" / "baseline.yaml"
+TRIGGERS = ("=", "+", "-", "@")
+
+
+@pytest.fixture(scope="module")
+def solved():
+    scenario = load_scenario(BASELINE)
+    return scenario, plan(scenario)
+
+
+@pytest.fixture(scope="module")
+def book(solved, tmp_path_factory: pytest.TempPathFactory) -> openpyxl.Workbook:
+    scenario, result = solved
+    path = tmp_path_factory.mktemp("wb") / "baseline.xlsx"
+    write_workbook(result, scenario, path, source=BASELINE)
+    return openpyxl.load_workbook(path)
+
+
+def _find(ws, text: str) -> int:
+    """Row whose column A holds ``text``."""
+    for row in range(1, ws.max_row + 1):
+        if ws.cell(row=row, column=1).value == text:
+            return row
+    raise AssertionError(f"{text!r} not in column A of {ws.title}")
+
+
+def test_sheets_in_order_with_short_names(book: openpyxl.Workbook) -> None:
+    assert tuple(book.sheetnames) == SHEETS
+    assert all(len(name) <= 31 for name in book.sheetnames)
+    assert book.active.title == "Summary"
+
+
+def test_every_sheet_has_a_table_or_header_and_a_frozen_header(book: openpyxl.Workbook) -> None:
+    for ws in book.worksheets:
+        assert ws.freeze_panes is not None and ws.freeze_panes[-1] == "2", ws.title
+        if ws.title not in ("Summary", "Charts", "Costs"):
+            assert ws.tables, f"{ws.title} has no Excel table"
+        assert ws["A1"].value, f"{ws.title} has no header in A1"
+        for letter, dim in ws.column_dimensions.items():
+            assert dim.width is None or 8 <= dim.width <= 80, (ws.title, letter, dim.width)
+
+
+def test_units_in_headers(book: openpyxl.Workbook) -> None:
+    def headers(title: str) -> list[str]:
+        return [c.value for c in book[title][1]]
+
+    assert "energy (USD)" in headers("Fleet")
+    assert "IT power (kW per unit)" in headers("Fleet")
+    assert "facility power used (MW)" in headers("Power")
+    assert "realised cost (USD per Mtok)" in headers("Cost per Mtok")
+    assert {"source", "as_of"} <= set(headers("Hardware")) and "as_of" in headers("Models")
+    assert headers("Assumptions")[:7] == [
+        "section",
+        "parameter",
+        "item",
+        "period",
+        "value",
+        "unit",
+        "note",
+    ]
+
+
+def test_number_formats(book: openpyxl.Workbook) -> None:
+    costs = book["Costs"]
+    assert costs["B8"].number_format == "$#,##0"
+    assert book["Cost per Mtok"]["E2"].number_format == "0.00"
+    assert book["Utilisation"]["G2"].number_format == "0.0%"
+    assert book["Fleet"]["G2"].number_format == "#,##0"
+    wacc = book.defined_names["wacc"].attr_text
+    sheet, cell = wacc.replace("$", "").split("!")
+    assert book[sheet.strip("'")][cell].number_format.endswith("%")
+
+
+def test_defined_names_point_at_assumptions(book: openpyxl.Workbook) -> None:
+    for name in ("wacc", "utilisation", "energy_hours_per_year", "horizon_start", "horizon_end"):
+        assert book.defined_names[name].attr_text.startswith("'Assumptions'!$E$"), name
+    assert book.defined_names["npv_tco"].attr_text.startswith("'Costs'!")
+
+
+def test_costs_are_live_formulas(book: openpyxl.Workbook) -> None:
+    ws = book["Costs"]
+    assert ws["B4"].value == "=(1+wacc)^-(B2-horizon_start)"
+    assert ws["B5"].value == "=(1+wacc)^-(horizon_end-horizon_start)"
+    n = len(COST_CATEGORIES)
+    for col in "BCDEFG":
+        for row in range(8, 8 + n):
+            value = ws[f"{col}{row}"].value
+            if row == 8 + COST_CATEGORIES.index("residual") and col != "G":
+                assert value == 0  # the residual credit is booked in the last period only
+            else:
+                assert isinstance(value, str) and value.startswith("="), f"{col}{row}: {value}"
+        assert ws[f"{col}{8 + n}"].value == f"=SUM({col}8:{col}{7 + n})"
+    assert ws["B8"].value.startswith("=SUMIFS('Purchases'!")
+    assert ws["G13"].value == "=-SUM('Purchases'!$J$2:$J$9)"
+    npv_row = _find(ws, "Total present value (TCO, excl. penalties)")
+    assert ws.cell(row=npv_row, column=8).value == f"=SUM(B{npv_row}:G{npv_row})"
+    first_pv = _find(ws, "Present value at the horizon start (USD)") + 1
+    assert ws[f"C{first_pv}"].value == "=C8*C$4"
+    assert ws[f"C{first_pv + 5}"].value == "=C13*discount_factor_end"
+
+
+def test_energy_cost_is_a_formula_of_kw_pue_hours_and_price(book: openpyxl.Workbook) -> None:
+    fleet = book["Fleet"]
+    headers = {c.value: c.column_letter for c in fleet[1]}
+    energy = fleet[f"{headers['energy (USD per unit-year)']}2"].value
+    assert "energy_hours_per_year" in energy
+    for name in ("IT power (kW per unit)", "PUE", "electricity (USD/kWh)"):
+        assert f"{headers[name]}2" in energy
+    assert fleet[f"{headers['electricity (USD/kWh)']}2"].value.startswith("='Assumptions'!$E$")
+    assert fleet[f"{headers['IT power (kW per unit)']}2"].value.startswith("='Hardware'!")
+
+
+def test_native_charts(book: openpyxl.Workbook) -> None:
+    charts = book["Charts"]._charts
+    assert len(charts) == 4
+    fleet, costs, power, demand = charts
+    assert isinstance(fleet, BarChart) and fleet.grouping == "stacked"
+    assert isinstance(costs, BarChart) and costs.grouping == "stacked"
+    assert isinstance(power, LineChart)
+    assert isinstance(demand, BarChart) and demand.grouping == "clustered"
+    for chart in charts:
+        assert chart.title is not None and chart.y_axis.title is not None
+    assert "'Costs'!" in costs.series[0].val.numRef.f
+    assert len(costs.series) == len(COST_CATEGORIES)
+
+
+def test_summary_names_the_run(book: openpyxl.Workbook) -> None:
+    ws = book["Summary"]
+    values = {
+        ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).value
+        for r in range(1, ws.max_row + 1)
+    }
+    assert values["scenario"] == "baseline"
+    assert values["scenario file SHA-256"] == hashlib.sha256(BASELINE.read_bytes()).hexdigest()
+    assert values["planner version"]
+    assert values["status"] == "optimal"
+    assert values["NPV of total cost of ownership"] == "=npv_tco"
+    assert values["total capex"].startswith("=SUM('Purchases'!")
+    assert values["peak facility power"].startswith("=MAX('Charts'!")
+    assert any(str(k).startswith("owned accelerators in 2031: NVIDIA") for k in values)
+    assert any(str(k).startswith("realised cost per Mtok in 2031: chat") for k in values)
+    column_a = [ws.cell(row=r, column=1).value for r in range(1, ws.max_row + 1)]
+    assert any("supply cap of gb200-nvl72 binds" in str(v) for v in column_a)
+
+
+INJECTED = """
+name: "=HYPERLINK(\\"http://x\\",\\"click\\")"
+description: "@SUM(1,2)"
+horizon: {start: 2026, years: 1}
+finance: {availability: 1.0}
+sites: [{name: "-dc", power_cap_mw: 10}]
+hardware: [{id: h100-hgx}]
+models: [{id: llama-3.1-8b}]
+inference:
+  - {name: "=chat", model: llama-3.1-8b, tokens_per_day: 1.0e10, slo_tokens_per_s_per_user: 50}
+  - {name: "+cmd|' /C calc'!A0", model: llama-3.1-8b, tokens_per_day: 1.0e9,
+     slo_tokens_per_s_per_user: 50}
+  - {name: "@agent", model: llama-3.1-8b, tokens_per_day: 1.0e9, slo_tokens_per_s_per_user: 50}
+solver: {mip_gap: 0.0}
+"""
+
+
+def test_user_strings_starting_with_formula_characters_are_text(tmp_path: Path) -> None:
+    source = tmp_path / "evil.yaml"
+    source.write_text(INJECTED, encoding="utf-8")
+    scenario = load_scenario(source)
+    path = write_workbook(plan(scenario), scenario, tmp_path / "evil.xlsx", source=source)
+    wb = openpyxl.load_workbook(path)
+    names = ("=HYPERLINK", "@SUM", "-dc", "=chat", "+cmd", "@agent")
+    seen = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                if isinstance(value, str) and value.startswith(TRIGGERS) and cell.data_type == "f":
+                    assert not any(n in value for n in names), f"{ws.title}!{cell.coordinate}"
+                if isinstance(value, str) and value.startswith(names):
+                    assert cell.data_type == "s" and cell.quotePrefix, (
+                        f"{ws.title}!{cell.coordinate}"
+                    )
+                    seen.add(value.split("(")[0].split("|")[0])
+    assert {"=HYPERLINK", "@SUM", "-dc", "=chat", "+cmd", "@agent"} <= seen
+
+
+def test_a_failed_export_leaves_the_old_file_byte_identical(
+    solved, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario, result = solved
+    target = tmp_path / "plan.xlsx"
+    write_workbook(result, scenario, target)
+    before = target.read_bytes()
+
+    def broken(self: openpyxl.Workbook, filename: str) -> None:
+        Path(filename).write_bytes(b"PK\x03\x04 half a workbook")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(openpyxl.Workbook, "save", broken)
+    with pytest.raises(ExportError, match="disk full"):
+        write_workbook(result, scenario, target)
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.xlsx"]
+
+
+def _cells(wb: openpyxl.Workbook) -> dict[str, object]:
+    out = {}
+    for ws in wb.worksheets:
+        skip = {r for r in range(1, ws.max_row + 1) if ws.cell(row=r, column=1).value in MEASURED}
+        for row in ws.iter_rows():
+            for cell in row:
+                if ws.title != "Summary" or cell.row not in skip:
+                    out[f"{ws.title}!{cell.coordinate}"] = cell.value
+    return out
+
+
+def test_same_scenario_same_cells() -> None:
+    """Two solves and exports of one scenario: identical values and formulas (solve and
+    build times, wall-clock measurements, aside)."""
+    scenario = load_scenario(REPO / "tests" / "scenarios" / "rental_spike.yaml")
+    first = build_workbook(plan(scenario), scenario).workbook
+    second = build_workbook(plan(scenario), scenario).workbook
+    assert _cells(first) == _cells(second)
+    assert list(first.defined_names) == list(second.defined_names)
+
+
+def test_run_writes_the_workbook(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "run" / "existing.xlsx"
+    result = run_cli("run", REPO / "tests" / "scenarios" / "existing_fleet.yaml", "--out", out)
+    assert result.code == 0, result.err
+    wb = openpyxl.load_workbook(out)
+    assert "Costs" in wb.sheetnames and str(out) in result.err.replace("\n", "")
+
+
+def test_run_into_a_directory_fails_cleanly(run_cli, tmp_path: Path) -> None:
+    result = run_cli("run", REPO / "tests" / "scenarios" / "existing_fleet.yaml", "--out", tmp_path)
+    assert result.code != 0
+    assert "Traceback" not in result.err
+
+
+def test_excel_module_reads_like_a_table_of_contents() -> None:
+    source = Path(excel.__file__).read_text(encoding="utf-8")
+    assert len(source.splitlines()) < 200
