@@ -14,6 +14,7 @@ import click
 
 from planner import __version__
 from planner.cli import (
+    analysis_cmds,
     catalog_cmds,
     compare_cmds,
     economics_cmds,
@@ -43,6 +44,7 @@ for module in (
     perf_cmds,
     run_cmds,
     compare_cmds,
+    analysis_cmds,
     template_cmds,
 ):
     module.register(cli)
