@@ -50,6 +50,7 @@ COLUMNS = (
     "workbook_s",
     "total_s",
     "peak_memory_mib",
+    "strategy",
     "status",
     "objective_usd",
     "mip_gap",
@@ -106,7 +107,7 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     )
     from planner.optimize.data import USD_SCALE
     from planner.optimize.model import model_size
-    from planner.optimize.strategy import solve_lp_first
+    from planner.optimize.strategy import resolve, round_plan
     from planner.results import build_plan
     from planner.scenario import load_scenario
 
@@ -139,13 +140,11 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
             strategy=args.strategy,
             mip_gap=args.mip_gap,
         )
-        if options.strategy == "lp-first":
-            lp, result = solve_lp_first(model, data, options)
-            handoff = (lp.handoff_seconds or 0.0) + (result.handoff_seconds or 0.0)
-            solver = (lp.solver_seconds or 0.0) + (result.solver_seconds or 0.0)
-        else:
-            result = solve(model, options)
-            handoff, solver = result.handoff_seconds or 0.0, result.solver_seconds or 0.0
+        strategy = resolve(options.strategy, options.name, row["variables"], relax=False)
+        row["strategy"] = strategy
+        rounding = round_plan if strategy == "lp-first" else None
+        result = solve(model, replace(options, strategy=strategy), rounding=rounding)
+        handoff, solver = result.handoff_seconds or 0.0, result.solver_seconds or 0.0
         row["handoff_s"], row["solve_s"] = handoff, solver
         row["load_s"] = result.load_seconds
         row["nonzeros"] = result.nonzeros
@@ -234,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, help="override the scenario's limit (s)")
     parser.add_argument("--mip-gap", type=float, help="override the scenario's MIP gap")
     parser.add_argument("--threads", type=int, help="HiGHS threads")
-    parser.add_argument("--strategy", choices=("direct", "lp-first"), help="solver strategy")
+    parser.add_argument(
+        "--strategy", choices=("auto", "direct", "lp-first"), help="solver strategy"
+    )
     parser.add_argument("--periods-per-year", type=int, help="override the size's default")
     parser.add_argument("--no-workbook", action="store_true", help="skip the workbook")
     parser.add_argument("--child", help=argparse.SUPPRESS)

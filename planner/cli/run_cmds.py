@@ -145,9 +145,10 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
 @click.option("--threads", type=click.IntRange(1, 256), help="Solver threads.")
 @click.option(
     "--strategy",
-    type=click.Choice(["direct", "lp-first"]),
-    help="direct: solve the MILP as built; lp-first: start it from the rounded LP "
-    "relaxation (HiGHS only) [default: the file's solver.strategy, else direct].",
+    type=click.Choice(["auto", "direct", "lp-first"]),
+    help="direct: solve the MILP as built; lp-first: round the LP relaxation and keep it "
+    "if within the MIP gap, else start the MILP from it (HiGHS only); auto: lp-first "
+    "from 20,000 variables [default: the file's solver.strategy, else auto].",
 )
 @click.option(
     "--marginal",

@@ -27,7 +27,14 @@ from planner.optimize.data import USD_SCALE, ModelData, build_data
 from planner.optimize.diagnosis import diagnose
 from planner.optimize.extract import Solution, extract
 from planner.optimize.model import build_model, model_size
-from planner.optimize.solve import SolveResult, SolverOptions, SolveStatus, solve
+from planner.optimize.solve import (
+    DEFAULT_SOLVER,
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    solve,
+)
+from planner.optimize.strategy import resolve, round_plan
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
 
@@ -108,8 +115,8 @@ def build_and_solve(
 
     The figures returned: ``build_seconds`` (ModelData → Pyomo model), the model's size,
     ``handoff_seconds`` (Pyomo → the solver's own model), ``solver_seconds`` (the
-    solver's run; with ``lp-first`` the LP's hand-off and run are included in the
-    MILP's), ``load_seconds`` and ``extract_seconds`` (solution → plain dicts).
+    solver's runs; with ``lp-first`` the LP relaxation's and the rounded plan's too),
+    ``load_seconds`` and ``extract_seconds`` (solution → plain dicts).
     """
     started = time.perf_counter()
     model = build_model(data)
@@ -123,18 +130,14 @@ def build_and_solve(
         size["integer_variables"],
         size["constraints"],
     )
-    if options.strategy == "lp-first" and not data.relax:
-        from planner.optimize.strategy import solve_lp_first
-
-        lp, result = solve_lp_first(model, data, options)
-        result = replace(
-            result,
-            seconds=lp.seconds + result.seconds,
-            handoff_seconds=_add(lp.handoff_seconds, result.handoff_seconds),
-            solver_seconds=_add(lp.solver_seconds, result.solver_seconds),
-        )
-    else:
-        result = solve(model, options, duals=duals)
+    strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
+    lp_first = strategy == "lp-first"
+    result = solve(
+        model,
+        replace(options, strategy=strategy),
+        duals=duals,
+        rounding=round_plan if lp_first else None,
+    )
     started = time.perf_counter()
     solution = extract(model, data) if result.status.has_solution else None
     timings = {
@@ -144,13 +147,9 @@ def build_and_solve(
         "load_seconds": result.load_seconds,
         "extract_seconds": time.perf_counter() - started,
         "nonzeros": result.nonzeros,
-        "strategy": options.strategy,
+        "strategy": strategy,
     }
     return result, solution, {**timings, **size}
-
-
-def _add(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a + b
 
 
 def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
@@ -197,13 +196,17 @@ def plan(
         threads=threads,
         strategy=strategy,
     )
-    result, solution, size = build_and_solve(data, options, DUAL_ROWS if relax else ())
+    # A MILP has no duals: they come from its LP relaxation, which the default solver's
+    # lp-first strategy solves anyway (others need a second, relaxed solve).
+    wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
+    result, solution, size = build_and_solve(data, options, wanted)
     if solution is None:
         raise SolverError(
             f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
-            f"({result.termination}). Try a longer --time-limit or --relax."
+            f"({result.termination}). Try a longer --time-limit, --strategy lp-first "
+            "or --relax."
         )
-    duals = result.duals if relax else lp_duals(data, options)
+    duals = result.duals if relax or result.duals else lp_duals(data, options)
     moved = None
     if marginals:
         from planner.optimize.marginals import finite_differences

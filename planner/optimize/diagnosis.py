@@ -168,15 +168,26 @@ def _sizes(moves: list[str]) -> str:
 
 
 def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[str]:
+    """One sentence per workload and period with unmet demand — with sub-year periods,
+    per workload and year, about the year's worst period — and what held it back."""
     out = []
     label = {p.name: p.label for p in d.periods}
     served = tables["served"]
     short = served[served["unmet_share"] > UNMET_SHARE]
     short = short.assign(_order=short["period"].map({p.name: p.index for p in d.periods}))
+    counts: dict[tuple[str, int], int] = {}
+    if d.periods_per_year > 1:  # the worst period of each workload and year speaks for it
+        counts = short.groupby(["workload", "year"]).size().to_dict()
+        worst = short.sort_values("unmet_share", ascending=False, kind="stable")
+        short = worst.drop_duplicates(["workload", "year"])
     for row in short.sort_values(["_order", "workload"]).itertuples(index=False):
         w, t = row.workload, label[row.period]
+        when = str(t)
+        if counts:
+            n = counts[(w, row.year)]
+            when = f"{row.year} ({n} of {d.periods_per_year} periods; worst {t})"
         head = (
-            f"{t}: {row.unmet_share:.0%} of {w} demand left unmet "
+            f"{when}: {row.unmet_share:.0%} of {w} demand left unmet "
             f"({row.unmet_peak_tokens_per_day:.3g} tokens/day at peak)."
         )
         can_serve = _serving_hardware(d, w, t)

@@ -24,8 +24,11 @@ Row = tuple[float | None, list[Term], float | None]
 
 
 def linear(terms: Iterable[Term]) -> LinearExpression:
-    """Σ coefficient · variable as one flat expression."""
-    return LinearExpression([MonomialTermExpression(term) for term in terms])
+    """Σ coefficient · variable as one flat expression (a unit coefficient needs no
+    monomial: the variable itself is the term)."""
+    return LinearExpression(
+        [term[1] if term[0] == 1.0 else MonomialTermExpression(term) for term in terms]
+    )
 
 
 def variables(var: pyo.Var) -> dict[Any, VarData]:

@@ -21,8 +21,9 @@ Every result times its steps separately: ``handoff_seconds`` (Pyomo model → th
 solver's own model), ``solver_seconds`` (the solver's run) and ``load_seconds``
 (solution back into Pyomo).
 
-HiGHS gives no duals for a MILP; ask for duals only on a model built with ``relax``
-(see DESIGN.md section 5). HiGHS quirks handled here: the thread pool is per process
+HiGHS gives no duals for a MILP; ask for duals on a model built with ``relax`` (see
+DESIGN.md section 5), or solve with the ``lp-first`` strategy, which returns its LP
+relaxation's. HiGHS quirks handled here: the thread pool is per process
 (reset before a solve that sets ``threads``).
 """
 
@@ -33,7 +34,7 @@ import logging
 import math
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,6 +43,7 @@ import pyomo.environ as pyo
 from pyomo.common.timing import HierarchicalTimer
 from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+from pyomo.contrib.solver.common.util import NoDualsError
 from pyomo.core.base.var import VarData
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.opt import SolverStatus as LegacySolverStatus
@@ -75,9 +77,10 @@ class SolveStatus(enum.Enum):
         return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
-STRATEGIES = ("direct", "lp-first")
+STRATEGIES = ("auto", "direct", "lp-first")
 """``direct``: solve the MILP as built. ``lp-first``: solve the LP relaxation, round it
-to whole purchases and hand that to the MILP as a starting plan (planner.optimize)."""
+to a whole plan and stop there if it is within the MIP gap, else start the MILP from it.
+``auto``: decided by the model's size (planner.optimize.strategy)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class SolverOptions:
     mip_gap: float | None = None
     time_limit_s: float | None = None
     threads: int | None = None
-    strategy: str = "direct"
+    strategy: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,8 @@ class SolveResult:
     seconds: float
     solver: str
     duals: dict[str, dict[Any, float]] = field(default_factory=dict)
-    """Constraint name → index → dual (LP solves with duals requested only)."""
+    """Constraint name → index → dual, for the components asked for: an LP's own, or
+    the LP relaxation's under ``lp-first``; empty for a MILP otherwise."""
     handoff_seconds: float | None = None
     """Pyomo model → the solver's own model (None where the solver does not say)."""
     solver_seconds: float | None = None
@@ -129,29 +133,28 @@ def solve(
     options: SolverOptions,
     *,
     duals: Sequence[str] = (),
-    relax_integrality: bool = False,
-    warm_start: bool = False,
+    rounding: Rounding | None = None,
 ) -> SolveResult:
     """Solve ``model``; load the primal solution into it when there is one.
 
     ``duals`` names constraint components whose duals to return (LP models only).
-    ``relax_integrality`` solves the LP relaxation of a MILP as it stands and
-    ``warm_start`` hands the variables' current values to the solver as a starting
-    plan (both: HiGHS only; HiGHS fixes the start's integers and solves for the rest).
+    ``rounding`` is what the ``lp-first`` strategy rounds an LP solution with (HiGHS
+    only; without it, ``lp-first`` solves the MILP directly).
     Raises SolverError when the solver is unknown or not installed.
     """
     if next(model.component_data_objects(pyo.Var, active=True), None) is None:
         # Nothing to decide (no demand, no fleet): solvers report empty models oddly.
         constant = float(pyo.value(model.cost.expr))
         return SolveResult(SolveStatus.OPTIMAL, "emptyModel", constant, constant, 0.0, options.name)
-    if (relax_integrality or warm_start) and options.name != DEFAULT_SOLVER:
+    lp_first = options.strategy == "lp-first"
+    if lp_first and options.name != DEFAULT_SOLVER:
         raise SolverError(
             f"solver strategy {options.strategy!r} needs --solver {DEFAULT_SOLVER}, "
             f"not {options.name!r}; use --strategy direct"
         )
     started = time.perf_counter()
     if options.name == DEFAULT_SOLVER:
-        result = _solve_highs(model, options, duals, relax_integrality, warm_start)
+        result = _solve_highs(model, options, duals, rounding)
     else:
         contrib = _contrib_solver(options.name)
         if contrib is not None:
@@ -212,6 +215,9 @@ class _HighsModel:
     integers: np.ndarray
     """Columns that are integer (or binary)."""
     nonzeros: int
+    lower: np.ndarray
+    """Column lower bounds as handed over."""
+    upper: np.ndarray
 
 
 def _linear_row(
@@ -229,7 +235,9 @@ def _linear_row(
     if body.__class__ is LinearExpression:
         for arg in body.args:
             cls = arg.__class__
-            if cls is MonomialTermExpression:
+            if cls is VarData:
+                coef, var = 1.0, arg
+            elif cls is MonomialTermExpression:
                 coef, var = arg.args
                 if coef.__class__ is not float:
                     coef = pyo.value(coef)
@@ -271,24 +279,41 @@ def _add_column(var: Any, column: dict[int, int], extra: list[Any]) -> int:
 
 
 def _column_bounds(columns: list[Any], inf: float) -> tuple[list[float], list[float], list[int]]:
-    """Lower and upper bounds of each column (fixed: both its value) and the integers."""
+    """Lower and upper bounds of each column (fixed: both its value) and the integers.
+
+    Reads each variable's own bounds (``_lb``/``_ub``, as Pyomo's persistent solver
+    interfaces do) and its domain's once per domain: the tighter of the two.
+    """
     lower, upper, integer = [], [], []
-    step: dict[int, int] = {}  # domains are shared objects: ask each once
+    domains: dict[int, tuple[float, float, int]] = {}  # domains are shared objects
     for j, var in enumerate(columns):
         domain = var.domain
-        kind = step.get(id(domain))
-        if kind is None:
-            kind = step[id(domain)] = domain.get_interval()[2]
-            if kind not in (0, 1):
+        known = domains.get(id(domain))
+        if known is None:
+            low, high, step = domain.get_interval()
+            if step not in (0, 1):
                 raise SolverError(f"HiGHS cannot model the domain of {var.name}")
+            known = domains[id(domain)] = (
+                -inf if low is None else float(low),
+                inf if high is None else float(high),
+                step,
+            )
         if var.fixed:
             lower.append(float(var.value))
             upper.append(float(var.value))
             continue
-        lo, up = var.bounds
-        lower.append(-inf if lo is None else lo)
-        upper.append(inf if up is None else up)
-        if kind:
+        low, high, step = known
+        own = var._lb
+        if own is not None:
+            own = own if own.__class__ in _NUMBERS else pyo.value(own)
+            low = max(low, own)
+        own = var._ub
+        if own is not None:
+            own = own if own.__class__ in _NUMBERS else pyo.value(own)
+            high = min(high, own)
+        lower.append(low)
+        upper.append(high)
+        if step:
             integer.append(j)
     return lower, upper, integer
 
@@ -313,12 +338,23 @@ def highs_model(model: pyo.ConcreteModel) -> _HighsModel:
     """``model`` as a HiGHS model, handed over in one ``passModel`` (not solved)."""
     highspy = _highspy()
     inf = highspy.kHighsInf
-    columns = list(model.component_data_objects(pyo.Var, active=True, descend_into=True))
+    columns: list[Any] = []
+    for var in model.component_objects(pyo.Var, active=True, descend_into=True):
+        columns.extend(var.values())
     column = {id(v): j for j, v in enumerate(columns)}
     extra: list[Any] = []
-    start, index, value = [0], [], []
-    row_lower, row_upper, rows = [], [], {}
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+    start: list[int] = [0]
+    index: list[int] = []
+    value: list[float] = []
+    row_lower: list[float] = []
+    row_upper: list[float] = []
+    rows: dict[int, int] = {}
+    for con in (
+        con
+        for family in model.component_objects(pyo.Constraint, active=True, descend_into=True)
+        for con in family.values()
+        if con.active
+    ):
         lower, body, upper = con.to_bounded_expression(evaluate_bounds=True)
         cols, coefs, constant = _linear_row(body, column, extra)
         rows[id(con)] = len(row_lower)
@@ -359,47 +395,46 @@ def highs_model(model: pyo.ConcreteModel) -> _HighsModel:
     if len(integers):
         kinds = np.full(len(integers), int(highspy.HighsVarType.kInteger), dtype=np.uint8)
         highs.changeColsIntegrality(len(integers), integers, kinds)
-    return _HighsModel(highs, columns, rows, integers, len(value))
+    return _HighsModel(
+        highs,
+        columns,
+        rows,
+        integers,
+        len(value),
+        np.array(lower_col, dtype=np.double),
+        np.array(upper_col, dtype=np.double),
+    )
 
 
-def _solve_highs(
-    model: pyo.ConcreteModel,
-    options: SolverOptions,
-    duals: Sequence[str],
-    relax_integrality: bool,
-    warm_start: bool,
-) -> SolveResult:
+Rounding = Callable[[pyo.ConcreteModel, bool], None]
+"""Sets the integer variables of a model holding an LP solution to whole values
+(rounding up when its argument is True, down when False); see planner.optimize.strategy."""
+
+
+def _set_integrality(bridge: _HighsModel, integer: bool) -> None:
     highspy = _highspy()
-    started = time.perf_counter()
-    bridge = highs_model(model)
+    kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
+    count = len(bridge.integers)
+    kinds = np.full(count, int(kind), dtype=np.uint8)
+    bridge.highs.changeColsIntegrality(count, bridge.integers, kinds)
+
+
+def _run(bridge: _HighsModel, options: SolverOptions, deadline: float | None) -> None:
+    """One HiGHS run with the options and whatever time is left before ``deadline``."""
     highs = bridge.highs
-    if relax_integrality and len(bridge.integers):
-        kinds = np.full(len(bridge.integers), int(highspy.HighsVarType.kContinuous), dtype=np.uint8)
-        highs.changeColsIntegrality(len(bridge.integers), bridge.integers, kinds)
-    if warm_start:
-        values = [v.value for v in bridge.columns]
-        start = np.array([0.0 if x is None else x for x in values], dtype=np.double)
-        solution = highspy.HighsSolution()
-        solution.col_value = start
-        highs.setSolution(solution)
-    handoff = time.perf_counter() - started
-    if options.threads is not None:
-        _reset_highs_scheduler()
-        highs.setOptionValue("threads", options.threads)
-    if options.time_limit_s is not None:
-        highs.setOptionValue("time_limit", float(options.time_limit_s))
+    if deadline is not None:
+        highs.setOptionValue("time_limit", max(0.0, deadline - time.perf_counter()))
     if options.mip_gap is not None:
         highs.setOptionValue("mip_rel_gap", float(options.mip_gap))
-    started = time.perf_counter()
     try:
         highs.run()
     except Exception as exc:  # solver crashes become our error, not a traceback
         raise SolverError(f"highs failed: {type(exc).__name__}: {exc}") from exc
-    solver_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    name = highs.getModelStatus().name
-    info = highs.getInfo()
-    found = info.primal_solution_status == 2  # 0 none, 1 infeasible, 2 feasible
+
+
+def _status(bridge: _HighsModel) -> tuple[SolveStatus, str]:
+    name = bridge.highs.getModelStatus().name
+    found = bridge.highs.getInfo().primal_solution_status == 2  # 0 none, 1 infeasible, 2 yes
     status = _HIGHS_STATUS.get(name)
     if status is None:
         status = SolveStatus.FEASIBLE if found else SolveStatus.NO_SOLUTION
@@ -407,32 +442,64 @@ def _solve_highs(
             status = SolveStatus.ERROR
     if status == SolveStatus.OPTIMAL and not found:
         status = SolveStatus.NO_SOLUTION
-    objective = bound = None
-    dual_values: dict[str, dict[Any, float]] = {}
-    if status.has_solution:
-        from pyomo.core.staleflag import StaleFlagManager
+    return status, _TERMINATION.get(name, "unknown")
 
+
+def _load(bridge: _HighsModel, values: Any) -> None:
+    from pyomo.core.staleflag import StaleFlagManager
+
+    for var, x in zip(bridge.columns, values, strict=True):
+        var.set_value(x, skip_validation=True)
+    StaleFlagManager.mark_all_as_stale(delayed=True)
+
+
+def _solve_highs(
+    model: pyo.ConcreteModel,
+    options: SolverOptions,
+    duals: Sequence[str],
+    rounding: Rounding | None,
+) -> SolveResult:
+    started = time.perf_counter()
+    bridge = highs_model(model)
+    highs = bridge.highs
+    handoff = time.perf_counter() - started
+    if options.threads is not None:
+        _reset_highs_scheduler()
+        highs.setOptionValue("threads", options.threads)
+    started = time.perf_counter()
+    deadline = None if options.time_limit_s is None else started + options.time_limit_s
+    lp_first = options.strategy == "lp-first" and rounding is not None and len(bridge.integers) > 0
+    bound_floor = None
+    relaxation_duals: dict[str, dict[Any, float]] = {}
+    if lp_first:
+        assert rounding is not None
+        early, bound_floor, relaxation_duals = _round_the_lp(
+            model, bridge, options, rounding, deadline, duals
+        )
+        if early is not None:
+            return replace(early, handoff_seconds=handoff, nonzeros=bridge.nonzeros)
+    _run(bridge, options, deadline)
+    solver_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    status, termination = _status(bridge)
+    info = highs.getInfo()
+    objective = bound = None
+    dual_values: dict[str, dict[Any, float]] = relaxation_duals
+    if status.has_solution:
         solution = highs.getSolution()
-        for var, x in zip(bridge.columns, solution.col_value, strict=True):
-            var.set_value(x, skip_validation=True)
-        StaleFlagManager.mark_all_as_stale(delayed=True)
+        _load(bridge, solution.col_value)
         objective = info.objective_function_value
         bound = info.mip_dual_bound if info.mip_node_count >= 0 else None
         if status == SolveStatus.OPTIMAL and bound is None:
             bound = objective
         if duals and solution.dual_valid:
-            row_dual = solution.row_dual
-            for component in (getattr(model, n, None) for n in duals):
-                if component is None or not len(component):
-                    continue
-                dual_values[component.local_name] = {
-                    c.index(): float(row_dual[bridge.rows[id(c)]])
-                    for c in component.values()
-                    if id(c) in bridge.rows
-                }
+            dual_values = _duals(model, bridge, duals)
+    if bound_floor is not None:  # the LP relaxation's bound holds for the MILP too
+        known = bound is not None and math.isfinite(bound)
+        bound = max(bound_floor, bound) if bound is not None and known else bound_floor
     return SolveResult(
         status=status,
-        termination=_TERMINATION.get(name, "unknown"),
+        termination=termination,
         objective=objective,
         bound=None if bound is None or not math.isfinite(bound) else bound,
         seconds=0.0,
@@ -443,6 +510,96 @@ def _solve_highs(
         load_seconds=time.perf_counter() - started,
         nonzeros=bridge.nonzeros,
     )
+
+
+def _duals(
+    model: pyo.ConcreteModel, bridge: _HighsModel, names: Sequence[str]
+) -> dict[str, dict[Any, float]]:
+    """Row duals of the last solve for the named constraint components, by index."""
+    row_dual = bridge.highs.getSolution().row_dual
+    out: dict[str, dict[Any, float]] = {}
+    for component in (getattr(model, n, None) for n in names):
+        if component is None or not len(component):
+            continue
+        out[component.local_name] = {
+            c.index(): float(row_dual[bridge.rows[id(c)]])
+            for c in component.values()
+            if id(c) in bridge.rows
+        }
+    return out
+
+
+def _round_the_lp(
+    model: pyo.ConcreteModel,
+    bridge: _HighsModel,
+    options: SolverOptions,
+    rounding: Rounding,
+    deadline: float | None,
+    duals: Sequence[str],
+) -> tuple[SolveResult | None, float | None, dict[str, dict[Any, float]]]:
+    """The ``lp-first`` strategy: solve the LP relaxation (interior point, then
+    crossover), round its integers up — or, if that breaks a cap, down — and solve the
+    LP left with them fixed, warm from the relaxation's basis. A whole plan within the
+    MIP gap of the relaxation's bound is the answer (returned); otherwise the MILP
+    starts from it, and the relaxation's bound is returned to tighten the MILP's. The
+    relaxation's duals of the ``duals`` components come back too (a MILP has none)."""
+    highspy = _highspy()
+    highs = bridge.highs
+    started = time.perf_counter()
+    _set_integrality(bridge, False)
+    highs.setOptionValue("solver", "ipm")
+    _run(bridge, options, deadline)
+    highs.setOptionValue("solver", "choose")
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        log.info("lp-first: the LP relaxation ended %s; solving the MILP", highs.getModelStatus())
+        _set_integrality(bridge, True)
+        return None, None, {}
+    bound = highs.getInfo().objective_function_value
+    relaxation_duals = _duals(model, bridge, duals) if duals else {}
+    _load(bridge, highs.getSolution().col_value)
+    relaxation = [v.value for v in bridge.columns]
+    ints, count = bridge.integers, len(bridge.integers)
+    plan = None
+    for up in (True, False):
+        rounding(model, up)
+        whole = np.array([bridge.columns[j].value for j in ints], dtype=np.double)
+        highs.changeColsBounds(count, ints, whole, whole)
+        _run(bridge, options, deadline)
+        if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            plan = (highs.getInfo().objective_function_value, list(highs.getSolution().col_value))
+            break
+        _load(bridge, relaxation)  # back to the relaxation before rounding the other way
+    highs.changeColsBounds(count, ints, bridge.lower[ints], bridge.upper[ints])
+    _set_integrality(bridge, True)
+    if plan is None:
+        log.info("lp-first: no rounding of the LP relaxation is feasible; solving the MILP")
+        return None, bound, relaxation_duals
+    objective, values = plan
+    gap = abs(objective - bound) / max(abs(objective), 1e-9)
+    log.info("lp-first: rounded plan %.6g, LP bound %.6g, gap %.4f%%", objective, bound, gap * 100)
+    if gap <= (options.mip_gap or 0.0):
+        solver_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        _load(bridge, values)
+        return (
+            SolveResult(
+                status=SolveStatus.OPTIMAL,
+                termination="convergenceCriteriaSatisfied",
+                objective=objective,
+                bound=bound,
+                seconds=0.0,
+                solver=options.name,
+                duals=relaxation_duals,
+                solver_seconds=solver_seconds,
+                load_seconds=time.perf_counter() - started,
+            ),
+            bound,
+            relaxation_duals,
+        )
+    start = highspy.HighsSolution()
+    start.col_value = values
+    highs.setSolution(start)
+    return None, bound, relaxation_duals
 
 
 def _contrib_solver(name: str) -> Any:
@@ -536,7 +693,10 @@ def _contrib_duals(model: pyo.ConcreteModel, results: Any, names: Sequence[str])
     every = [c for cons in rows.values() for c in cons]
     if not every:
         return {}
-    values = results.solution_loader.get_duals(every)
+    try:
+        values = results.solution_loader.get_duals(every)
+    except NoDualsError:  # a MILP: no duals (the caller solves the LP relaxation)
+        return {}
     return {name: {c.index(): float(values[c]) for c in cons} for name, cons in rows.items()}
 
 

@@ -1,41 +1,70 @@
 """Solver strategies (``solver.strategy`` in a scenario, ``--strategy`` on the CLI).
 
-* ``direct`` (default): hand the MILP to the solver as built.
-* ``lp-first``: solve the LP relaxation of the same model first, round it to a whole
-  plan — purchases and kept existing units rounded *up*, each training run on the
-  cluster that did most of its work in the LP — and hand that to the MILP as a starting
-  plan. HiGHS fixes the start's integers and solves for the rest; a start that breaks a
-  cap (rounding up can exceed power, budget or supply) is dropped and the MILP runs as
-  usual. The LP's time counts against the time limit. HiGHS only.
+* ``auto`` (default): ``lp-first`` for models of ``AUTO_LP_FIRST_VARIABLES`` variables
+  or more solved by HiGHS, ``direct`` otherwise.
+* ``direct``: hand the MILP to the solver as built.
+* ``lp-first`` (HiGHS only): solve the LP relaxation of the same model first (interior
+  point, then crossover), round it to a whole plan with :func:`round_plan`, and solve
+  the LP left with the integers fixed, warm from the relaxation's basis. The
+  relaxation's optimum is a lower bound on the MILP's, so if the rounded plan is within
+  the MIP gap of it, that plan is the answer, with a proven gap; otherwise the MILP
+  starts from the rounded plan, and the relaxation's bound tightens the MILP's. All of
+  it counts against the time limit.
 
-On the generated benchmarks HiGHS's own heuristics find incumbents as good as the
-rounded LP, so ``direct`` stays the default (see bench/README.md for the numbers).
+Fleet plans buy hundreds or thousands of units per hardware, site and period, so
+rounding costs little: on the generated L benchmark the rounded plan is within 0.4% of
+the bound, found in a fraction of the MILP's time, and on XL (monthly periods) it is
+the only way to a plan within the time limit, because the MILP's root LP alone takes
+longer by dual simplex. On small scenarios, where a unit matters, the MILP decides.
+See bench/README.md for the numbers.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import replace
 
 import pyomo.environ as pyo
 
-from planner.optimize.data import ModelData
-from planner.optimize.solve import SolveResult, SolverOptions, solve
-
 ROUNDING_SLACK = 1e-6
 """An LP value within this of a whole number counts as that number."""
+AUTO_LP_FIRST_VARIABLES = 20_000
+"""``auto`` rounds the LP first from this many variables (the L benchmark has ~39,000;
+M ~4,700, where the MILP is as fast and a unit matters more)."""
 
 
-def round_up_purchases(model: pyo.ConcreteModel, data: ModelData) -> None:
-    """Turn the LP relaxation loaded in ``model`` into a whole starting plan (in place)."""
+def resolve(strategy: str, solver: str, variables: int, relax: bool) -> str:
+    """The strategy to run: ``auto`` decided by the model's size; ``direct`` for LPs."""
+    if relax:
+        return "direct"
+    if strategy == "auto":
+        large = solver == "highs" and variables >= AUTO_LP_FIRST_VARIABLES
+        return "lp-first" if large else "direct"
+    return strategy
+
+
+def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
+    """Turn the LP solution loaded in ``model`` into whole decisions (in place).
+
+    Purchases and kept existing units go up to the next whole unit (``up``; enough
+    capacity, unless a power, budget or supply cap then breaks) or down (always within
+    the caps; the shortfall is rented or left unmet). Each training run goes on the
+    cluster (hardware and place) that did most of its work in the LP; the others get
+    none of it.
+    """
     for group in (model.buy, model.kept):
         for var in group.values():
             if var.value is not None:
-                var.set_value(float(math.ceil(var.value - ROUNDING_SLACK)), skip_validation=True)
+                whole = (
+                    math.ceil(var.value - ROUNDING_SLACK)
+                    if up
+                    else math.floor(var.value + ROUNDING_SLACK)
+                )
+                var.set_value(float(max(whole, 0)), skip_validation=True)
     work: dict[tuple, float] = {}
     for (r, h, s, _), var in model.x_train.items():
         work[(r, h, s)] = work.get((r, h, s), 0.0) + (var.value or 0.0)
+    for key in model.y:
+        work.setdefault(key, 0.0)
     best: dict[str, tuple[float, tuple]] = {}
     for (r, h, s), done in work.items():
         if done > best.get(r, (-1.0, ()))[0]:
@@ -43,21 +72,3 @@ def round_up_purchases(model: pyo.ConcreteModel, data: ModelData) -> None:
     chosen = {key for _, key in best.values()}
     for key, var in model.y.items():
         var.set_value(1.0 if key in chosen else 0.0, skip_validation=True)
-    for (r, h, s, _), var in model.x_train.items():
-        if (r, h, s) not in chosen:
-            var.set_value(0.0, skip_validation=True)
-
-
-def solve_lp_first(
-    model: pyo.ConcreteModel, data: ModelData, options: SolverOptions
-) -> tuple[SolveResult, SolveResult]:
-    """The LP relaxation, then the MILP started from its rounding: (LP result, MILP result)."""
-    started = time.perf_counter()
-    lp = solve(model, replace(options, mip_gap=None), relax_integrality=True)
-    if not lp.status.has_solution:
-        return lp, solve(model, options)
-    round_up_purchases(model, data)
-    left = options.time_limit_s
-    if left is not None:
-        left = max(1.0, left - (time.perf_counter() - started))
-    return lp, solve(model, replace(options, time_limit_s=left), warm_start=True)

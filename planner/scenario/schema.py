@@ -259,10 +259,11 @@ class Solver(_Section):
     """Wall-clock limit for one solve, seconds."""
     threads: int | None = Field(default=None, ge=1, le=256)
     """Solver threads; default: the solver's own choice."""
-    strategy: Literal["direct", "lp-first"] = "direct"
+    strategy: Literal["auto", "direct", "lp-first"] = "auto"
     """``direct``: solve the MILP as built. ``lp-first``: solve its LP relaxation, round
-    purchases up and start the MILP from that plan (HiGHS only; see
-    planner.optimize.strategy)."""
+    it to whole units and keep that plan if it is within ``mip_gap`` of the relaxation's
+    bound, else start the MILP from it (HiGHS only). ``auto``: ``lp-first`` for models of
+    20,000 variables or more, else ``direct`` (see planner.optimize.strategy)."""
 
 
 class Penalties(_Section):

@@ -168,6 +168,9 @@ def test_a_quarterly_budget_is_a_quarter_of_the_year() -> None:
     assert bool(budget.loc["2026Q1", "binding"])
     served = result.tables["served"].set_index("period")
     assert served.loc["2026Q1", "unmet_share"] > 0.4 and served.loc["2026Q2", "unmet_share"] == 0
+    unmet = [s for s in result.diagnosis if "left unmet" in s]  # one sentence per year
+    assert len(unmet) == 1 and unmet[0].startswith("2026 (1 of 4 periods; worst 2026Q1):")
+    assert "capex budget" in unmet[0]
     assert check_plan(result) == []
 
 

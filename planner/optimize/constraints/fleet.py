@@ -46,11 +46,11 @@ def add_fleet(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     add_rows(m, "fleet_balance", rows, "installed stock: last period's plus bought minus retired")
     no_return: dict[tuple, Row] = {}
     for h, s, i, t in d.existing_index:
-        before = d.previous_period.get(t)
-        if before is not None and (h, s, i, before) in kept:
+        last = d.previous_period.get(t)
+        if last is not None and (h, s, i, last) in kept:
             no_return[(h, s, i, t)] = (
                 None,
-                [(1.0, kept[(h, s, i, t)]), (-1.0, kept[(h, s, i, before)])],
+                [(1.0, kept[(h, s, i, t)]), (-1.0, kept[(h, s, i, last)])],
                 0.0,
             )
     add_rows(m, "existing_no_return", no_return, "existing units switched off stay off")
