@@ -162,10 +162,7 @@ def solve_files(
     loaded = []
     for path in map(Path, paths):
         scenario = load_scenario(path)
-        calibration = (
-            path.parent / scenario.calibration if scenario.calibration is not None else None
-        )
-        tables = throughput(scenario, calibration)
+        tables = throughput(scenario)
         result = plan(
             scenario,
             relax=relax,

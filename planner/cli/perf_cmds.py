@@ -89,13 +89,11 @@ _calibration_option = click.option(
 # --- throughput --------------------------------------------------------------------------
 
 
-def _scenario_calibration(
-    scenario: Scenario, scenario_path: Path, option: Path | None
-) -> EfficiencyTable | None:
+def _scenario_calibration(scenario: Scenario, option: Path | None) -> EfficiencyTable | None:
     if option is not None:
         return load_calibration(option)
     if scenario.calibration is not None:
-        return load_calibration(scenario_path.parent / scenario.calibration)
+        return load_calibration(scenario.calibration)  # resolved by load_scenario
     return None
 
 
@@ -179,7 +177,7 @@ def throughput(
                 expected=f"a year in {years[0]}..{years[-1]}",
             ),
         )
-    table = _scenario_calibration(scenario, scenario_file, calibration)
+    table = _scenario_calibration(scenario, calibration)
     if table is not None:
         echo_err(f"calibration: {calibration or scenario.calibration}")
     inference = priced_inference_table(scenario, year, table) if only != "training" else None

@@ -203,10 +203,7 @@ def run(
     if plots is not None:
         require_matplotlib()  # fail before solving, not after
     scenario = load_scenario(scenario_file)
-    calibration = (
-        scenario_file.parent / scenario.calibration if scenario.calibration is not None else None
-    )
-    tables = throughput(scenario, calibration)
+    tables = throughput(scenario)
     result = optimise(
         scenario,
         relax=relax,
@@ -217,7 +214,6 @@ def run(
         strategy=strategy,
         marginals=marginals,
         tables=tables,
-        calibration_path=calibration,
     )
     h = result.headline
     handoff = h.get("handoff_seconds")

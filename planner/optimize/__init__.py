@@ -78,9 +78,9 @@ def check(scenario: Scenario) -> None:
 def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -> Tables:
     """The perf model's (inference, training) throughput tables for ``scenario``.
 
-    ``calibration_path``: the scenario's ``calibration`` file resolved against the
-    scenario's folder (the CLI knows it; the perf model otherwise reads it relative
-    to the working directory).
+    ``calibration_path``: a calibration file to use instead of the scenario's own
+    ``calibration`` (which :func:`planner.scenario.load_scenario` has already resolved
+    against the scenario's folder).
     """
     from planner.perf import throughput_tables  # the perf package is heavy; import late
 
