@@ -325,3 +325,11 @@ def test_model_reference_figures() -> None:
     # 6·P·T for Llama 3.1 405B is the paper's 3.8e25 FLOPs.
     flops = 6 * MODELS["llama-3.1-405b"].active_params_b * 1e9 * 15.6e12
     assert math.isclose(flops, 3.8e25, rel_tol=0.02)
+
+
+def test_every_model_names_its_developer() -> None:
+    # `planner models list --vendor` filters on it.
+    models = model_catalog()
+    assert all(m.developer for m in models.values())
+    assert models["llama-3.1-405b"].developer == "Meta"
+    assert models["deepseek-r1"].developer == "DeepSeek"

@@ -104,6 +104,8 @@ class ModelSpec(_Row):
     """Stable lower-case kebab-case id, e.g. ``llama-3.1-405b``."""
     name: str = ""
     """Display name."""
+    developer: str = ""
+    """Organisation that released the model, e.g. ``Meta``, ``DeepSeek``."""
     total_params_b: PositiveFloat
     """Total parameters, billions."""
     active_params_b: PositiveFloat

@@ -26,6 +26,7 @@ HARDWARE_TABLE_COLUMNS = [
 ]
 MODEL_TABLE_COLUMNS = [
     "id",
+    "developer",
     "total_params_b",
     "active_params_b",
     "layers",
@@ -39,28 +40,34 @@ MODEL_TABLE_COLUMNS = [
 ]
 
 
+def _only(frame: pd.DataFrame, column: str, value: str | None, what: str) -> pd.DataFrame:
+    """Rows whose ``column`` equals ``value`` (case-insensitive); all rows when None."""
+    if not value:
+        return frame
+    known = sorted(frame[column].unique())
+    kept = frame[frame[column].str.lower() == value.lower()]
+    if kept.empty:
+        raise InputError(
+            None,
+            Problem(
+                path="--vendor",
+                message=f"no {what} from {value!r}",
+                expected="one of: " + ", ".join(known),
+            ),
+        )
+    return kept.reset_index(drop=True)
+
+
 def hardware_frame(vendor: str | None = None) -> pd.DataFrame:
     """The hardware catalog as a DataFrame, optionally for one vendor (case-insensitive)."""
     rows = [h.model_dump(mode="json") for h in hardware_catalog().values()]
-    frame = pd.DataFrame(rows)
-    if vendor:
-        known = sorted(frame["vendor"].unique())
-        frame = frame[frame["vendor"].str.lower() == vendor.lower()]
-        if frame.empty:
-            raise InputError(
-                None,
-                Problem(
-                    path="--vendor",
-                    message=f"no hardware from vendor {vendor!r}",
-                    expected="one of: " + ", ".join(known),
-                ),
-            )
-    return frame.reset_index(drop=True)
+    return _only(pd.DataFrame(rows), "vendor", vendor, "hardware")
 
 
-def model_frame() -> pd.DataFrame:
-    """The model catalog as a DataFrame."""
-    return pd.DataFrame([m.model_dump(mode="json") for m in model_catalog().values()])
+def model_frame(developer: str | None = None) -> pd.DataFrame:
+    """The model catalog as a DataFrame, optionally for one developer (case-insensitive)."""
+    rows = [m.model_dump(mode="json") for m in model_catalog().values()]
+    return _only(pd.DataFrame(rows), "developer", developer, "models")
 
 
 @click.group()
@@ -104,7 +111,7 @@ def models() -> None:
 
 
 @models.command("list")
-@click.option("--vendor", help="Accepted for symmetry; models have no vendor, so it is ignored.")
+@click.option("--vendor", help="Only models from this developer (e.g. Meta, DeepSeek, OpenAI).")
 @click.option("--all-columns", is_flag=True, help="Table format: show every column.")
 @format_option
 def models_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
@@ -113,8 +120,9 @@ def models_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
     \b
     Example:
       planner models list --format json
+      planner models list --vendor DeepSeek
     """
-    frame = model_frame()
+    frame = model_frame(vendor)
     if fmt == "table" and not all_columns:
         frame = frame[MODEL_TABLE_COLUMNS]
     print_frame(frame, fmt, title="Model catalog")

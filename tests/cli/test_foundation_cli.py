@@ -129,9 +129,19 @@ def test_hardware_list_unknown_vendor(run_cli) -> None:
     result = run_cli("hardware", "list", "--vendor", "nosuch")
     assert result.code == 2
     assert result.out == ""
-    assert "no hardware from vendor 'nosuch'" in result.err
+    assert "no hardware from 'nosuch'" in result.err
     assert "NVIDIA" in result.err and "AMD" in result.err  # the vendors that exist
     assert "Traceback" not in result.err
+
+
+def test_models_list_developer_filter(run_cli) -> None:
+    result = run_cli("models", "list", "--vendor", "deepseek", "--format", "json")
+    assert result.code == 0
+    rows = json.loads(result.out)
+    assert {r["id"] for r in rows} == {"deepseek-v3", "deepseek-r1"}
+    result = run_cli("models", "list", "--vendor", "nosuch")
+    assert result.code == 2 and "no models from 'nosuch'" in result.err
+    assert "Meta" in result.err  # the developers that exist
 
 
 def test_hardware_list_csv(run_cli) -> None:
