@@ -10,4 +10,5 @@ if [ "${CI:-}" = "true" ] && ! command -v soffice >/dev/null 2>&1; then
 fi
 .venv/bin/ruff check planner tests bench
 .venv/bin/ruff format --check planner tests bench
+.venv/bin/mypy planner
 .venv/bin/python -m pytest -q "$@"

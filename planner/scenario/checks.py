@@ -7,8 +7,9 @@ the input. ``check_scenario`` runs them all.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -78,13 +79,14 @@ def check_unique_names(scenario: Scenario) -> list[Problem]:
 def check_catalog_rows(scenario: Scenario) -> list[Problem]:
     """Every hardware and model entry resolves to a valid catalog row (with overrides)."""
     problems = []
-    for section, choices, catalog, resolve in (
+    sections: list[tuple[str, Sequence[Any], Mapping[str, object], Callable[[Any], object]]] = [
         ("hardware", scenario.hardware, hardware_catalog(), hardware_spec),
         ("models", scenario.models, model_catalog(), model_spec),
-    ):
+    ]
+    for section, choices, catalog, resolve in sections:
         for i, choice in enumerate(choices):
             try:
-                resolve(choice)  # type: ignore[operator]
+                resolve(choice)
             except ValidationError as exc:
                 if choice.id not in catalog:
                     hint = _did_you_mean(choice.id, catalog)

@@ -41,7 +41,7 @@ def format_path(loc: Location, data: Any = None) -> str:
         else:
             out += f".{part}" if out else str(part)
         try:
-            node = node[part] if isinstance(node, dict | list) else None
+            node = node[part] if isinstance(node, dict | list) else None  # type: ignore[index]
         except (KeyError, IndexError, TypeError):
             node = None
     return out
@@ -238,7 +238,7 @@ def _short(value: Any) -> str:
 def validation_problems(exc: ValidationError, data: Any, origins: Origins) -> list[Problem]:
     """Turn pydantic errors into problems with paths, lines and did-you-means."""
     grouped: dict[Location, list[dict[str, Any]]] = {}
-    all_errors = exc.errors()
+    all_errors: list[dict[str, Any]] = [dict(e) for e in exc.errors()]
     # Fields given as a {year: value} mapping whose mapping branch has errors: the
     # "not a number" error of the plain-number branch is noise there.
     dict_fields = {

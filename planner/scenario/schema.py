@@ -7,7 +7,7 @@ Each field's docstring says what it means and its unit.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
@@ -108,7 +108,8 @@ def _hardware_choice_fields() -> dict[str, Any]:
     for name, info in HardwareSpec.model_fields.items():
         if name in ("id", "price_usd"):
             continue
-        fields[name] = (info.annotation | None, Field(default=None, description=info.description))
+        annotation: Any = info.annotation
+        fields[name] = (annotation | None, Field(default=None, description=info.description))
     return fields
 
 
@@ -132,6 +133,9 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     """Supply cap: most units that can be bought per year (all sites); absent = unlimited."""
     sites: list[Name] | None = None
     """Sites where this hardware may be installed; absent = every site."""
+
+    if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
+        vendor: str | None
 
     def overrides(self) -> dict[str, Any]:
         """Catalog fields this choice sets, with scalar values only."""
