@@ -31,14 +31,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SIZES = ("S", "M", "L", "XL")
-COLUMNS = (
-    "size",
-    "periods",
-    "variables",
-    "integer_variables",
-    "continuous_variables",
-    "constraints",
-    "nonzeros",
+STAGES = (
     "perf_s",
     "data_s",
     "build_s",
@@ -48,6 +41,17 @@ COLUMNS = (
     "extract_s",
     "results_s",
     "workbook_s",
+)
+"""Timed stages of one run, in order; ``total_s`` is their sum."""
+COLUMNS = (
+    "size",
+    "periods",
+    "variables",
+    "integer_variables",
+    "continuous_variables",
+    "constraints",
+    "nonzeros",
+    *STAGES,
     "total_s",
     "peak_memory_mib",
     "strategy",
@@ -163,20 +167,7 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
                 write_workbook(plan, scenario, Path(tmp) / f"{size}.xlsx", tables)
                 row["workbook_s"] = time.perf_counter() - started
         row["peak_memory_mib"] = _peak_mib()  # before the direct build below
-        row["total_s"] = sum(
-            row.get(k) or 0.0
-            for k in (
-                "perf_s",
-                "data_s",
-                "build_s",
-                "handoff_s",
-                "solve_s",
-                "load_s",
-                "extract_s",
-                "results_s",
-                "workbook_s",
-            )
-        )
+        row["total_s"] = sum(row.get(k) or 0.0 for k in STAGES)
         del model
         built = direct.build_direct(replace(data, relax=True))
         row["direct_build_s"] = built.build_seconds

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
@@ -16,6 +17,9 @@ from planner.perf.training import training_flops
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.scenario.series import value_at
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HOURS_PER_YEAR = 8760.0
 SECONDS_PER_HOUR = 3600.0
@@ -297,4 +301,39 @@ def crossover(
         tokens_per_day=tokens_per_day,
         days=days,
         years=days / DAYS_PER_YEAR,
+    )
+
+
+def price_inference_table(scenario: Scenario, inference: pd.DataFrame, year: int) -> pd.DataFrame:
+    """``inference`` (the perf model's table) plus unit economics in ``year``.
+
+    ``usd_per_accelerator_hour``: the unit's yearly cost per accelerator-hour;
+    ``usd_per_mtok_output``: that yearly cost over the output tokens the unit serves in a
+    year at full load (colocated, prefill included); ``usd_per_mtok_all_tokens`` spreads
+    the same cost over input and output tokens (``÷ (1 + input per output)``). Empty
+    (NA) for pairs that cannot be served.
+    """
+    import pandas as pd
+
+    from planner.perf.workloads import serving_workloads
+
+    ratio = {w.name: w.input_tokens_per_output_token for w in serving_workloads(scenario)}
+    costs = {h.id: unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware}
+    per_hour: list[float] = []
+    output: list[float | None] = []
+    blended: list[float | None] = []
+    for row in inference.itertuples(index=False):
+        cost = costs[row.hardware]
+        per_hour.append(cost.usd_per_accelerator_hour)
+        if row.servable and row.output_tokens_per_s_per_unit > 0:
+            usd = usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
+            output.append(usd)
+            blended.append(usd / (1.0 + ratio[row.workload]))
+        else:
+            output.append(None)
+            blended.append(None)
+    return inference.assign(
+        usd_per_accelerator_hour=per_hour,
+        usd_per_mtok_output=pd.array(output, dtype="Float64"),
+        usd_per_mtok_all_tokens=pd.array(blended, dtype="Float64"),
     )

@@ -26,7 +26,6 @@ from planner.perf.calibration import (
 )
 from planner.perf.efficiency import EfficiencyTable, load_calibration, save_calibration
 from planner.perf.inference import inference_table
-from planner.perf.workloads import serving_workloads
 from planner.scenario import Scenario, load_scenario
 
 PREDICTION_COLUMNS = [
@@ -100,36 +99,8 @@ def _scenario_calibration(scenario: Scenario, option: Path | None) -> Efficiency
 def priced_inference_table(
     scenario: Scenario, year: int, calibration: EfficiencyTable | None
 ) -> pd.DataFrame:
-    """The inference table plus USD per accelerator-hour and per million tokens in ``year``.
-
-    ``usd_per_mtok_output``: a unit's yearly cost over the output tokens it serves in a
-    year at full load (colocated, prefill included); ``usd_per_mtok_all_tokens`` spreads
-    the same cost over input and output tokens (``÷ (1 + input per output)``). Empty for
-    pairs that cannot be served.
-    """
-    table = inference_table(scenario, calibration)
-    ratio = {w.name: w.input_tokens_per_output_token for w in serving_workloads(scenario)}
-    costs = {
-        h.id: economics.unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware
-    }
-    per_hour: list[float] = []
-    output: list[float | None] = []
-    blended: list[float | None] = []
-    for row in table.itertuples(index=False):
-        cost = costs[row.hardware]
-        per_hour.append(cost.usd_per_accelerator_hour)
-        if row.servable and row.output_tokens_per_s_per_unit > 0:
-            usd = economics.usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
-            output.append(usd)
-            blended.append(usd / (1.0 + ratio[row.workload]))
-        else:
-            output.append(None)
-            blended.append(None)
-    return table.assign(
-        usd_per_accelerator_hour=per_hour,
-        usd_per_mtok_output=pd.array(output, dtype="Float64"),
-        usd_per_mtok_all_tokens=pd.array(blended, dtype="Float64"),
-    )
+    """The inference table priced in ``year`` (see economics.price_inference_table)."""
+    return economics.price_inference_table(scenario, inference_table(scenario, calibration), year)
 
 
 def training_view(scenario: Scenario) -> pd.DataFrame:

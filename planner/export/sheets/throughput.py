@@ -13,7 +13,6 @@ import pandas as pd
 from planner import economics
 from planner.export import cells
 from planner.export.sheets.book import Book, Column, write_table
-from planner.perf.workloads import serving_workloads
 from planner.scenario.schema import Scenario
 
 INFERENCE = [
@@ -54,26 +53,6 @@ TRAINING = [
 ]
 
 
-def priced(scenario: Scenario, inference: pd.DataFrame) -> pd.DataFrame:
-    """``inference`` plus USD per accelerator-hour and per Mtok at the horizon start."""
-    year = scenario.horizon.start
-    costs = {
-        h.id: economics.unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware
-    }
-    names = {w.name for w in serving_workloads(scenario)}
-    per_hour, per_mtok = [], []
-    for row in inference.itertuples(index=False):
-        cost = costs[row.hardware]
-        per_hour.append(cost.usd_per_accelerator_hour)
-        ok = row.workload in names and bool(row.servable) and row.output_tokens_per_s_per_unit > 0
-        per_mtok.append(
-            economics.usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
-            if ok
-            else None
-        )
-    return inference.assign(usd_per_accelerator_hour=per_hour, usd_per_mtok_output=per_mtok)
-
-
 def _write(book: Book, title: str, frame: pd.DataFrame, spec: list, note: str) -> None:
     ws = book.sheet(title)
     columns = [Column(k, h, f) for k, h, f in spec if k in frame.columns]
@@ -90,7 +69,7 @@ def write_throughput(
     _write(
         book,
         "Throughput inference",
-        priced(scenario, inference),
+        economics.price_inference_table(scenario, inference, year),
         INFERENCE,
         f"Unit costs at {year} prices: capital recovery at the WACC over the lifetime plus "
         "energy, facility and maintenance; per Mtok at full load, prefill included.",
