@@ -1,0 +1,96 @@
+"""What a solve is asked and what it answers: options, statuses, results.
+
+Every back-end (planner.optimize.solvers.highs_direct, .contrib, .legacy) returns a
+:class:`SolveResult` in these words; planner.optimize.solve picks the back-end.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyomo.environ as pyo
+
+DEFAULT_SOLVER = "highs"
+PYOMO_HIGHS = "highs-pyomo"
+"""HiGHS through Pyomo's own (persistent) interface instead of the bulk hand-off."""
+
+STRATEGIES = ("auto", "direct", "lp-first")
+"""``direct``: solve the MILP as built. ``lp-first``: solve the LP relaxation, round it
+to a whole plan and stop there if it is within the MIP gap, else start the MILP from it.
+``auto``: decided by the model's size (planner.optimize.strategy)."""
+
+Rounding = Callable[[pyo.ConcreteModel, bool], None]
+"""Sets the integer variables of a model holding an LP solution to whole values
+(rounding up when its argument is True, down when False); see planner.optimize.strategy."""
+
+
+class SolveStatus(enum.Enum):
+    """What a solve produced, in our words."""
+
+    OPTIMAL = "optimal"
+    """Proven optimal within the MIP gap."""
+    FEASIBLE = "feasible"
+    """Stopped early (time or iteration limit) with an incumbent; see the gap."""
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    NO_SOLUTION = "no solution"
+    """Stopped early without any feasible plan."""
+    ERROR = "error"
+
+    @property
+    def has_solution(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Solver, relative MIP gap, wall-clock limit (s), threads (None: solver default)
+    and strategy (one of ``STRATEGIES``)."""
+
+    name: str = DEFAULT_SOLVER
+    mip_gap: float | None = None
+    time_limit_s: float | None = None
+    threads: int | None = None
+    strategy: str = "auto"
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The outcome of one solve; objective and bound in model units (USD millions)."""
+
+    status: SolveStatus
+    termination: str
+    """The solver's own termination condition, for the log and the curious."""
+    objective: float | None
+    bound: float | None
+    seconds: float
+    solver: str
+    duals: dict[str, dict[Any, float]] = field(default_factory=dict)
+    """Constraint name → index → dual, for the components asked for: an LP's own, or
+    the LP relaxation's under ``lp-first``; empty for a MILP otherwise."""
+    handoff_seconds: float | None = None
+    """Pyomo model → the solver's own model (None where the solver does not say)."""
+    solver_seconds: float | None = None
+    """The solver's own run."""
+    load_seconds: float | None = None
+    """Solution back into the Pyomo variables."""
+    nonzeros: int | None = None
+    """Constraint-matrix nonzeros handed to the solver (bulk HiGHS hand-off only)."""
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap |objective − bound| / |objective| (0 when proven optimal)."""
+        if self.objective is None or self.bound is None:
+            return None
+        if self.objective == self.bound:
+            return 0.0
+        return abs(self.objective - self.bound) / max(abs(self.objective), 1e-9)
+
+
+def finite(bound: float | None) -> float | None:
+    """A solver's bound, or None where it has none (HiGHS and Pyomo report ±inf)."""
+    return None if bound is None or not math.isfinite(bound) else bound
