@@ -1,0 +1,58 @@
+"""bench/highspy_direct.py compares hand-offs of the planner's own model (no formulation
+of its own): the same columns, rows and nonzeros as the model, and the same optimum."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from planner.optimize import build_data, throughput
+from planner.optimize.model import model_size
+from planner.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "bench" / "highspy_direct.py"
+BASELINE = ROOT / "scenarios" / "baseline.yaml"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_highspy_direct", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+direct = _load()
+
+
+def test_it_measures_the_planner_s_own_model() -> None:
+    scenario = load_scenario(BASELINE)
+    figures, model, arrays = direct.measure(build_data(scenario, *throughput(scenario)))
+    size = model_size(model)
+    # The baseline's 217 variables and 153 rows (tests/optimize/test_optimize_model.py);
+    # 551 nonzeros as bench/README.md's S column.
+    assert (figures.columns, figures.rows, figures.nonzeros) == (217, 153, 551)
+    assert (size["variables"], size["constraints"]) == (217, 153)
+    # buy (36) and kept (3) first, then installed (36) and rent (6), then y (21).
+    assert list(arrays.integers) == [*range(39), *range(81, 102)]
+    assert figures.build_seconds > 0 and figures.read_seconds > 0 and figures.pass_seconds > 0
+    assert figures.planner_handoff_seconds == figures.read_seconds + figures.pass_seconds
+    # 9 arrays: 217 columns x 3 doubles, 153 rows x 2 doubles, 154 + 551 int32 starts
+    # and indices, 551 doubles, 60 int32 integer columns.
+    expected = (217 * 3 * 8 + 153 * 2 * 8 + (154 + 551) * 4 + 551 * 8 + 60 * 4) / 2**20
+    assert figures.array_mib == pytest.approx(expected)
+
+
+def test_the_bare_arrays_and_the_planner_reach_the_same_lp_optimum(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert direct.main([str(BASELINE)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("217 columns, 153 rows, 551 nonzeros")
+    assert "objective: bare arrays 3,711.882673, planner 3,711.882673 (USD M)" in out
