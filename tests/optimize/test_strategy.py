@@ -10,7 +10,8 @@ import pytest
 from planner.errors import SolverError
 from planner.optimize import SolverOptions, build_data, build_model, plan, solve, throughput
 from planner.optimize.checker import check_plan
-from planner.optimize.solve import highs_model
+from planner.optimize.solve import SolveResult, SolveStatus, highs_model
+from planner.optimize.solvers.handoff import model_arrays
 from planner.optimize.strategy import AUTO_LP_FIRST_VARIABLES, resolve, round_plan
 from planner.scenario import load_scenario
 
@@ -81,13 +82,34 @@ def test_the_hand_off_reads_any_linear_row_and_loads_values_back() -> None:
     m.a = pyo.Constraint(expr=m.x[1] + 2 * m.x[2] + m.x[1] + 1 <= 9)  # 2 x1 + 2 x2 ≤ 8
     m.b = pyo.Constraint(expr=m.z <= 1.5 * m.f)  # z ≤ 3
     m.cost = pyo.Objective(expr=3 * m.x[1] + 2 * m.x[2] + m.z, sense=pyo.maximize)
+    arrays = model_arrays(m)
+    assert [v.name for v in arrays.columns] == ["x[1]", "x[2]", "z", "f"]
+    assert list(arrays.start) == [0, 2, 4]
+    assert list(arrays.index) == [0, 1, 2, 3]  # x1 merged into one entry
+    assert list(arrays.value) == [2.0, 2.0, 1.0, -1.5]  # z − 1.5 f ≤ 0
+    assert list(arrays.row_upper) == [8.0, 0.0]  # the body's constant moved across
+    assert list(arrays.col_lower) == [0.0, 0.0, 0.0, 2.0]  # f fixed: both bounds 2
+    assert list(arrays.col_upper)[:2] == [10.0, 10.0] and arrays.col_upper[3] == 2.0
+    assert list(arrays.cost) == [3.0, 2.0, 1.0, 0.0] and arrays.maximise
+    assert list(arrays.integers) == [0, 1]
     bridge = highs_model(m)
-    assert bridge.nonzeros == 4  # x1 (merged), x2; z, f
-    assert list(bridge.integers) == [0, 1]
+    assert bridge.nonzeros == 4 and list(bridge.integers) == [0, 1]
+    assert bridge.highs.getNumRow() == 2 and bridge.highs.getNumCol() == 4
     result = solve(m, SolverOptions(mip_gap=0.0))
-    assert result.status.has_solution and result.objective == pytest.approx(15.0)
+    assert result.status == SolveStatus.OPTIMAL and result.objective == pytest.approx(15.0)
     assert (m.x[1].value, m.x[2].value, m.z.value) == pytest.approx((4.0, 0.0, 3.0))
-    assert result.handoff_seconds is not None and result.solver_seconds is not None
+    assert (result.handoff_seconds or 0) > 0 and (result.solver_seconds or 0) > 0
+    assert result.nonzeros == 4
+
+
+def test_gap_is_relative_to_the_objective_and_none_without_a_bound() -> None:
+    def result(objective: float | None, bound: float | None) -> SolveResult:
+        return SolveResult(SolveStatus.FEASIBLE, "maxTimeLimit", objective, bound, 1.0, "highs")
+
+    assert result(200.0, 150.0).gap == pytest.approx(0.25)  # 50 / 200
+    assert result(-200.0, -250.0).gap == pytest.approx(0.25)  # |−50| / |−200|
+    assert result(7.0, 7.0).gap == 0.0
+    assert result(None, 3.0).gap is None and result(3.0, None).gap is None
 
 
 def test_pyomo_s_own_highs_interface_agrees_with_the_bulk_hand_off() -> None:
@@ -97,4 +119,7 @@ def test_pyomo_s_own_highs_interface_agrees_with_the_bulk_hand_off() -> None:
     assert pyomo_interface.headline["objective_usd"] == pytest.approx(
         bulk.headline["objective_usd"], rel=1e-9
     )
-    assert pyomo_interface.headline["handoff_seconds"] is not None  # from Pyomo's timer
+    assert pyomo_interface.headline["solver"] == "highs-pyomo"
+    assert pyomo_interface.headline["handoff_seconds"] > 0  # from Pyomo's timer
+    assert pyomo_interface.headline["nonzeros"] is None  # only the bulk hand-off counts them
+    assert bulk.headline["nonzeros"] > 0
