@@ -114,12 +114,14 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     )
     from planner.optimize.data import USD_SCALE
     from planner.optimize.model import model_size
+    from planner.optimize.solvers.highs import new_highs
     from planner.optimize.strategy import resolve, round_plan
     from planner.results import build_plan
     from planner.scenario import load_scenario
 
     generate = _load("generate")
     direct = _load("highspy_direct")
+    new_highs()  # import highspy and swallow its banner before any clock: once a process
     row: dict[str, Any] = {"size": size}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{size}.yaml"
