@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.cli.common import run_guarded
@@ -17,8 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
 
 
-@dataclass(frozen=True)
-class CliResult:
+class CliResult(NamedTuple):
     """Exit code and captured streams of one in-process ``planner`` run."""
 
     code: int
@@ -29,17 +29,23 @@ class CliResult:
 RunCli = Callable[..., CliResult]
 
 
-@pytest.fixture
-def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
-    """Run ``planner ARGS...`` the way the console script does (``run_guarded``)."""
+def run_planner(*args: str | Path) -> CliResult:
+    """Run ``planner ARGS...`` the way the console script does (``run_guarded``).
 
-    def run(*args: str | Path) -> CliResult:
-        capsys.readouterr()  # drop anything printed before this run
+    Library errors become a message on stderr and an exit code, never an exception;
+    both streams are captured for this run only, without ANSI colour codes.
+    """
+    with CliRunner().isolation() as (out, err, _):
         code = run_guarded(cli, [str(a) for a in args])
-        captured = capsys.readouterr()
-        return CliResult(code, ANSI.sub("", captured.out), ANSI.sub("", captured.err))
+    return CliResult(
+        code, ANSI.sub("", out.getvalue().decode()), ANSI.sub("", err.getvalue().decode())
+    )
 
-    return run
+
+@pytest.fixture
+def run_cli() -> RunCli:
+    """:func:`run_planner` on the whole ``planner`` command line."""
+    return run_planner
 
 
 @pytest.fixture(scope="session")

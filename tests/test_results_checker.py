@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,20 +43,66 @@ def _tampered(original: Plan, table: str, column: str, factor: float, row: int =
     return replace(original, tables=tables)
 
 
-def test_checker_catches_tampered_tables(plans: dict[str, Plan]) -> None:
-    base = plans["power_switch"]
-    assert any("fleet shows" in v for v in check_plan(_tampered(base, "purchases", "units", 2)))
-    over = _tampered(base, "assignment_inference", "units", 3)
-    assert any("assigned" in v for v in check_plan(over))
-    short = _tampered(base, "assignment_inference", "units", 0.5)
-    assert any("peak" in v for v in check_plan(short))
-    cheaper = _tampered(base, "fleet", "energy_usd_per_unit_year", 0.5)
-    assert any("energy" in v for v in check_plan(cheaper))
-    headline = replace(base, headline={**base.headline, "objective_usd": 1.0})
-    assert any("objective" in v for v in check_plan(headline))
-    training = plans["training_one_type"]
-    undone = _tampered(training, "assignment_training", "units", 0.5)
-    assert any("required" in v for v in check_plan(undone))
-    budget = plans["budget_shortfall"]
-    over_budget = _tampered(budget, "budget", "budget_usd", 0.1)
-    assert any("budget" in v for v in check_plan(over_budget))
+# Each case tampers with one number of a solved plan and names exactly what the checker says.
+# power_switch (hand solution in its file): 4 h100-hgx at $100,000 at site dc in 2026, energy
+# $6,254.64 per unit-year, objective $2,182,931.58, chat peak 1.0e10 × 1.5 tokens/day in 2026
+# served by 4 h100 at 44,994 tokens/s each; training_one_type needs 9.636e23 FLOP of
+# pretraining in 2026; budget_shortfall spends $560,000 of a $600,000 capex budget in 2026.
+TAMPERED = [
+    pytest.param(
+        "power_switch",
+        lambda p: _tampered(p, "purchases", "units", 2),  # 8 bought, the fleet still shows 4
+        [
+            "fleet shows 4.0 of the 8.0 h100-hgx bought in 2026 at dc in 2026",
+            "2026 capex: table 400000 USD, recomputed 800000",
+            "objective 2182931.58 USD ≠ recomputed present value 2582931.58",
+        ],
+        id="purchase-doubled",
+    ),
+    pytest.param(
+        "power_switch",
+        lambda p: _tampered(p, "assignment_inference", "units", 3),
+        ["2026: 12 units of h100-hgx at dc assigned, 4 available"],
+        id="over-assigned",
+    ),
+    pytest.param(
+        "power_switch",
+        lambda p: _tampered(p, "assignment_inference", "units", 0.5),  # 2 × 44,994 × 86,400
+        ["2026: chat peak 1.5e+10 tokens/day, capacity 7.77497e+09 + unmet 0"],
+        id="under-served",
+    ),
+    pytest.param(
+        "power_switch",
+        lambda p: _tampered(p, "fleet", "energy_usd_per_unit_year", 0.5),  # 4 × $6,254.64
+        [
+            "2026 energy: table 25018.6 USD, recomputed 12509.3",
+            "objective 2182931.58 USD ≠ recomputed present value 2170422.3",
+        ],
+        id="energy-halved",
+    ),
+    pytest.param(
+        "power_switch",
+        lambda p: replace(p, headline={**p.headline, "objective_usd": 1.0}),
+        ["objective 1 USD ≠ recomputed present value 2182931.58"],
+        id="objective-replaced",
+    ),
+    pytest.param(
+        "training_one_type",
+        lambda p: _tampered(p, "assignment_training", "units", 0.5),
+        ["pretrain: 4.818e+23 FLOP done + 0 unmet < 9.636e+23 required"],
+        id="training-halved",
+    ),
+    pytest.param(
+        "budget_shortfall",
+        lambda p: _tampered(p, "budget", "budget_usd", 0.1),
+        ["2026: capex 560000 exceeds the budget 60000"],
+        id="budget-cut",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "tamper", "expected"), TAMPERED)
+def test_checker_names_each_tampered_number(
+    name: str, tamper: Callable[[Plan], Plan], expected: list[str], plans: dict[str, Plan]
+) -> None:
+    assert check_plan(tamper(plans[name])) == expected

@@ -7,7 +7,6 @@ the headline table and writes a workbook and a tidy per-run table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,89 +18,19 @@ from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.params import merge, parse_dist, parse_vary, read_spec
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings
-from planner.cli.common import emit_json, format_option, frame_records, print_frame, stderr
+from planner.cli.common import emit_json, frame_records, print_frame, stderr
+from planner.cli.options import (
+    EACH_RUN,
+    FILE,
+    analysis_output_options,
+    execution_options,
+    scenario_argument,
+    solver_options,
+)
 from planner.errors import PlannerError
 from planner.scenario import load_scenario
 
 EXPORTS = Path("exports")
-
-
-def _solver_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(
-        [
-            click.option(
-                "--relax", is_flag=True, help="Continuous purchases (LPs): fast, approximate."
-            ),
-            click.option(
-                "--mip-gap", type=click.FloatRange(0, 1), help="Relative MIP gap per run."
-            ),
-            click.option(
-                "--time-limit",
-                type=click.FloatRange(0, min_open=True),
-                help="Solver wall-clock limit per run, seconds.",
-            ),
-            click.option("--solver", help="Pyomo solver name [default: the file's, else highs]."),
-        ]
-    ):
-        f = option(f)
-    return f
-
-
-def _execution_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(
-        [
-            click.option(
-                "--workers",
-                type=click.IntRange(0, 1024),
-                help="Local worker processes [default: one per core; 0 = in this process].",
-            ),
-            click.option(
-                "--scheduler",
-                metavar="ADDRESS",
-                help="Run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 "
-                "(needs pip install 'planner[dask]').",
-            ),
-            click.option(
-                "--dask-local",
-                type=click.IntRange(1, 1024),
-                metavar="N",
-                help="Run on a Dask LocalCluster of N single-threaded worker processes.",
-            ),
-            click.option(
-                "--results",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="Per-run results, appended as runs finish (JSON lines) "
-                "[default: exports/SCENARIO-COMMAND.jsonl].",
-            ),
-            click.option("--resume", is_flag=True, help="Keep the runs already in --results."),
-            click.option("--fresh", is_flag=True, help="Discard the runs already in --results."),
-            click.option("--no-progress", is_flag=True, help="No progress bar on stderr."),
-        ]
-    ):
-        f = option(f)
-    return f
-
-
-def _output_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(
-        [
-            click.option(
-                "--out",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="Workbook [default: exports/SCENARIO-COMMAND.xlsx].",
-            ),
-            click.option(
-                "--table",
-                "table_path",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="Tidy per-run table, .csv or .parquet (needs pyarrow) "
-                "[default: exports/SCENARIO-COMMAND.csv].",
-            ),
-            format_option,
-        ]
-    ):
-        f = option(f)
-    return f
 
 
 def _executor(workers: int | None, scheduler: str | None, dask_local: int | None) -> ExecutorChoice:
@@ -112,8 +41,14 @@ def _executor(workers: int | None, scheduler: str | None, dask_local: int | None
     return ExecutorChoice(workers=workers, scheduler=scheduler, dask_local=dask_local)
 
 
-def _settings(relax: bool, mip_gap: float | None, time_limit: float | None, solver: str | None):
-    return SolveSettings(relax=relax, mip_gap=mip_gap, time_limit_s=time_limit, solver=solver)
+def _settings(options: dict[str, Any]) -> SolveSettings:
+    """The solver options of :func:`~planner.cli.options.solver_options`, for every run."""
+    return SolveSettings(
+        relax=options["relax"],
+        mip_gap=options["mip_gap"],
+        time_limit_s=options["time_limit"],
+        solver=options["solver"],
+    )
 
 
 def _run(tasks: list, kind: str, scenario_file: Path, options: dict[str, Any]) -> list[dict]:
@@ -194,7 +129,7 @@ def _finish(
 
 
 @click.command("sweep")
-@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@scenario_argument
 @click.option(
     "--vary",
     "vary",
@@ -205,13 +140,13 @@ def _finish(
 )
 @click.option(
     "--spec",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=FILE,
     help="YAML spec: parameters: {PATH: {values: [...]} or {range: [LOW, HIGH, N]}}.",
 )
 @click.option("--grid", is_flag=True, help="Every combination of the values (full factorial).")
-@_solver_options
-@_execution_options
-@_output_options
+@solver_options(EACH_RUN, threads=False)
+@execution_options
+@analysis_output_options
 def sweep(
     scenario_file: Path, vary: tuple[str, ...], spec: Path | None, grid: bool, **kw: Any
 ) -> None:
@@ -232,7 +167,7 @@ def sweep(
 
     scenario = load_scenario(scenario_file)
     parameters = merge(read_spec(spec) if spec else None, [parse_vary(v) for v in vary])
-    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    settings = _settings(kw)
     tasks, base = sweep_tasks(
         scenario, parameters, grid=grid, settings=settings, source=str(spec) if spec else None
     )
@@ -242,10 +177,10 @@ def sweep(
 
 
 @click.command("montecarlo")
-@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@scenario_argument
 @click.option(
     "--spec",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=FILE,
     help="YAML spec: seed, samples, parameters: {PATH: {distribution: ..., ...}}.",
 )
 @click.option(
@@ -259,9 +194,9 @@ def sweep(
 )
 @click.option("--samples", type=click.IntRange(1), help="Samples [default: the spec's, else 100].")
 @click.option("--seed", type=click.IntRange(0), help="Random seed [default: the spec's, else 0].")
-@_solver_options
-@_execution_options
-@_output_options
+@solver_options(EACH_RUN, threads=False)
+@execution_options
+@analysis_output_options
 def montecarlo(
     scenario_file: Path,
     spec: Path | None,
@@ -290,7 +225,7 @@ def montecarlo(
     parameters = merge(loaded, [parse_dist(d) for d in dists])
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
     seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
-    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    settings = _settings(kw)
     tasks = montecarlo_tasks(
         scenario,
         parameters,
@@ -312,15 +247,15 @@ def montecarlo(
 
 
 @click.command("vendors")
-@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@scenario_argument
 @click.option(
     "--greenfield",
     is_flag=True,
     help="Drop other vendors' existing fleet too [default: it stays, as it is already paid for].",
 )
-@_solver_options
-@_execution_options
-@_output_options
+@solver_options(EACH_RUN, threads=False)
+@execution_options
+@analysis_output_options
 def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
     """What each vendor alone costs, next to all vendors together.
 
@@ -335,7 +270,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
     from planner.analysis.vendors import vendor_tasks, vendors_analysis
 
     scenario = load_scenario(scenario_file)
-    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    settings = _settings(kw)
     tasks = vendor_tasks(scenario, greenfield=greenfield, settings=settings)
     rows = _run(tasks, "vendors", scenario_file, kw)
     analysis = vendors_analysis(scenario, rows, greenfield=greenfield)
@@ -343,7 +278,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
 
 
 @click.command("alternatives")
-@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
+@scenario_argument
 @click.option(
     "--slack",
     type=click.FloatRange(0, 1),
@@ -358,8 +293,8 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
     show_default=True,
     help="Alternatives to look for (fewer when they stop differing).",
 )
-@_solver_options
-@_output_options
+@solver_options(EACH_RUN, threads=False)
+@analysis_output_options
 def alternatives(scenario_file: Path, slack: float, count: int, **kw: Any) -> None:
     """Near-optimal fleets that differ as much as possible in hardware mix.
 
@@ -376,7 +311,7 @@ def alternatives(scenario_file: Path, slack: float, count: int, **kw: Any) -> No
     from planner.analysis.alternatives import alternatives_analysis
 
     scenario = load_scenario(scenario_file)
-    settings = _settings(kw["relax"], kw["mip_gap"], kw["time_limit"], kw["solver"])
+    settings = _settings(kw)
     stderr.print(
         f"alternatives: optimum, then up to {count} plans within {slack:.1%}", markup=False
     )

@@ -6,7 +6,8 @@ import click
 import pandas as pd
 
 from planner.catalog import hardware_catalog, model_catalog
-from planner.cli.common import format_option, print_frame
+from planner.cli.common import print_frame
+from planner.cli.options import all_columns_option, format_option
 from planner.errors import InputError, Problem
 
 HARDWARE_TABLE_COLUMNS = [
@@ -82,7 +83,7 @@ def hardware() -> None:
 
 @hardware.command("list")
 @click.option("--vendor", help="Only this vendor's systems (e.g. NVIDIA, AMD, Google).")
-@click.option("--all-columns", is_flag=True, help="Table format: show every column.")
+@all_columns_option
 @format_option
 def hardware_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
     """List catalog hardware: specs, power, price, source and date.
@@ -112,7 +113,7 @@ def models() -> None:
 
 @models.command("list")
 @click.option("--vendor", help="Only models from this developer (e.g. Meta, DeepSeek, OpenAI).")
-@click.option("--all-columns", is_flag=True, help="Table format: show every column.")
+@all_columns_option
 @format_option
 def models_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
     """List catalog models: parameters, attention layout, experts, context and source.

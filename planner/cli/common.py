@@ -1,4 +1,7 @@
-"""What every command shares: output formats, error handling and exit codes."""
+"""What every command shares: printing tables and JSON, error handling and exit codes.
+
+The options commands share are declared in :mod:`planner.cli.options`.
+"""
 
 from __future__ import annotations
 
@@ -18,15 +21,6 @@ from planner.errors import PlannerError
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILURE = 0, 2, 3
 
 stderr = Console(stderr=True, highlight=False)
-
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format: a rich table, CSV, or one JSON document on stdout.",
-)
 
 
 def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> int:

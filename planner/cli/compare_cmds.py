@@ -9,7 +9,8 @@ import pandas as pd
 from rich.markup import escape
 
 from planner.analysis.compare import compare_files
-from planner.cli.common import emit_json, format_option, frame_records, print_frame, stderr
+from planner.cli.common import emit_json, frame_records, print_frame, stderr
+from planner.cli.options import EACH_SCENARIO, FILE, format_option, out_option, solver_options
 from planner.export.excel import write_comparison_workbook
 
 
@@ -25,23 +26,10 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     nargs=-1,
     required=True,
     metavar="SCENARIO...",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=FILE,
 )
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=Path("exports/compare.xlsx"),
-    show_default=True,
-    help="Workbook to write.",
-)
-@click.option("--relax", is_flag=True, help="Continuous purchases (LPs): fast, approximate.")
-@click.option("--mip-gap", type=click.FloatRange(0, 1), help="Relative MIP gap for every solve.")
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(0, min_open=True),
-    help="Solver wall-clock limit per scenario, seconds.",
-)
-@click.option("--threads", type=click.IntRange(1, 256), help="Solver threads.")
+@out_option("Workbook to write.", default=Path("exports/compare.xlsx"), show_default=True)
+@solver_options(EACH_SCENARIO, solver=False)
 @format_option
 def compare(
     scenario_files: tuple[Path, ...],

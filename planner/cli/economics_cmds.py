@@ -10,7 +10,8 @@ import pandas as pd
 
 from planner import economics
 from planner.catalog import hardware_catalog, model_catalog
-from planner.cli.common import emit_json, format_option, print_frame
+from planner.cli.common import emit_json, print_frame
+from planner.cli.options import format_option
 from planner.errors import InputError, Problem
 
 _POSITIVE = click.FloatRange(min=0, min_open=True)

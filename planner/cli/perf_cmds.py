@@ -12,7 +12,8 @@ import click
 import pandas as pd
 
 from planner import economics
-from planner.cli.common import echo_err, emit_json, format_option, frame_records, print_frame
+from planner.cli.common import echo_err, emit_json, frame_records, print_frame
+from planner.cli.options import INPUT, format_option, out_option
 from planner.errors import ExportError, InputError, Problem
 from planner.perf.benchmarks import BenchFile, read_benchmarks
 from planner.perf.calibration import (
@@ -77,10 +78,11 @@ TRAINING_TABLE_HEADERS = {
     "reason": "reason",
 }
 
+_bench_argument = click.argument("bench_file", metavar="BENCH.csv", type=INPUT)
 _calibration_option = click.option(
     "--calibration",
     "calibration",
-    type=click.Path(path_type=Path),
+    type=INPUT,
     help="Calibration YAML from `planner calibrate` (default: built-in efficiency factors).",
 )
 
@@ -111,7 +113,7 @@ def training_view(scenario: Scenario) -> pd.DataFrame:
 
 
 @click.command("throughput")
-@click.argument("scenario_file", metavar="SCENARIO", type=click.Path(path_type=Path))
+@click.argument("scenario_file", metavar="SCENARIO", type=INPUT)
 @click.option("--year", type=int, help="Year of prices and costs (default: the horizon start).")
 @click.option(
     "--only",
@@ -244,13 +246,9 @@ def _summary_record(summary: ErrorSummary) -> dict[str, Any]:
 
 
 @click.command("perf-check")
-@click.argument("bench_file", metavar="BENCH.csv", type=click.Path(path_type=Path))
+@_bench_argument
 @_calibration_option
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the input rows plus predicted tokens/s, abs % error, binding and reason.",
-)
+@out_option("Write the input rows plus predicted tokens/s, abs % error, binding and reason.")
 @format_option
 def perf_check(bench_file: Path, calibration: Path | None, out: Path | None, fmt: str) -> None:
     """Compare the performance model with measured benchmark rows.
@@ -309,12 +307,9 @@ def groups_frame(result: FitResult) -> pd.DataFrame:
 
 
 @click.command("calibrate")
-@click.argument("bench_file", metavar="BENCH.csv", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Calibration YAML to write (name it in a scenario's `calibration:` key).",
+@_bench_argument
+@out_option(
+    "Calibration YAML to write (name it in a scenario's `calibration:` key).", required=True
 )
 @format_option
 def calibrate(bench_file: Path, out: Path, fmt: str) -> None:

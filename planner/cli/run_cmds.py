@@ -8,7 +8,14 @@ import click
 import pandas as pd
 from rich.markup import escape
 
-from planner.cli.common import emit_json, format_option, print_frame, stderr, stdout_console
+from planner.cli.common import emit_json, print_frame, stderr, stdout_console
+from planner.cli.options import (
+    ONE_PLAN,
+    format_option,
+    out_option,
+    scenario_argument,
+    solver_options,
+)
 from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import plan as optimise
@@ -125,31 +132,9 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
 
 
 @click.command("run")
-@click.argument("scenario_file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Workbook to write [default: exports/SCENARIO.xlsx].",
-)
-@click.option("--relax", is_flag=True, help="Continuous purchases (an LP): fast, approximate.")
-@click.option(
-    "--mip-gap", type=click.FloatRange(0, 1), help="Relative MIP gap (overrides the file)."
-)
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(0, min_open=True),
-    help="Solver wall-clock limit, seconds (overrides the file); the best plan so far is kept.",
-)
-@click.option("--solver", help="Pyomo solver name [default: the file's, else highs].")
-@click.option("--threads", type=click.IntRange(1, 256), help="Solver threads.")
-@click.option(
-    "--strategy",
-    type=click.Choice(["auto", "direct", "lp-first"]),
-    help="direct: solve the MILP as built; lp-first: round the LP relaxation and keep it "
-    "if within the MIP gap, else start the MILP from it (HiGHS only); auto: lp-first "
-    "from 20,000 variables [default: the file's solver.strategy, else auto].",
-)
+@scenario_argument
+@out_option("Workbook to write [default: exports/SCENARIO.xlsx].", default=None)
+@solver_options(ONE_PLAN, strategy=True)
 @click.option(
     "--marginal",
     "marginals",

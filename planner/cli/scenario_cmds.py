@@ -8,7 +8,8 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from planner.cli.common import emit_json, format_option, stderr, stdout_console
+from planner.cli.common import emit_json, stderr, stdout_console
+from planner.cli.options import INPUT, format_option
 from planner.errors import InputError
 from planner.scenario import Scenario, load_scenario
 from planner.scenario.series import value_at
@@ -79,7 +80,7 @@ def _print_summary(file: str, info: dict[str, Any]) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=INPUT)
 @format_option
 def validate(files: tuple[Path, ...], fmt: str) -> None:
     """Check scenario files and print a short summary of each valid one.

@@ -7,22 +7,17 @@ from pathlib import Path
 import click
 
 from planner.cli.common import echo_err
+from planner.cli.options import INPUT, out_option
 from planner.export.template import write_template
 from planner.scenario import load_scenario
 
 
 @click.command()
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Workbook to write (.xlsx); missing folders are created.",
-)
+@out_option("Workbook to write (.xlsx); missing folders are created.", required=True)
 @click.option(
     "--from",
     "source",
-    type=click.Path(path_type=Path),
+    type=INPUT,
     default=None,
     help="Scenario to fill it from (YAML, after extends and overrides, or .xlsx). "
     "Without it: defaults and empty tables.",

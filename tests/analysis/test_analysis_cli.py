@@ -6,32 +6,11 @@ import json
 import sys
 from pathlib import Path
 
-import click
 import pytest
 from analysis_helpers import HAND
-from click.testing import CliRunner
 from openpyxl import load_workbook
 
-from planner.cli import analysis_cmds
-from planner.cli.common import run_guarded
-
 SWITCH = str(HAND / "power_switch.yaml")
-
-
-@pytest.fixture
-def cli() -> click.Group:
-    @click.group()
-    def group() -> None:
-        """Test group."""
-
-    analysis_cmds.register(group)
-    return group
-
-
-def guarded(cli: click.Group, args: list[str]) -> tuple[int, str, str]:
-    with CliRunner().isolation() as (out, err, _):
-        code = run_guarded(cli, args)
-    return code, out.getvalue().decode(), err.getvalue().decode()
 
 
 def _outputs(tmp_path: Path, name: str) -> list[str]:
@@ -46,15 +25,15 @@ def _outputs(tmp_path: Path, name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("command", ["sweep", "montecarlo", "vendors", "alternatives"])
-def test_help_has_an_example(cli: click.Group, command: str) -> None:
-    code, out, _ = guarded(cli, [command, "--help"])
+def test_help_has_an_example(run_cli, command: str) -> None:
+    code, out, _ = run_cli(command, "--help")
     assert code == 0 and "Example" in out and f"planner {command}" in out
 
 
-def test_sweep_json_workbook_and_table(cli: click.Group, tmp_path: Path) -> None:
+def test_sweep_json_workbook_and_table(run_cli, tmp_path: Path) -> None:
     args = ["sweep", SWITCH, "--vary", "finance.wacc=0.05:0.15:3", "--vary"]
     args += ["inference[chat].tokens_per_day*=0.5,1.5", "--mip-gap", "0", "--workers", "0"]
-    code, out, err = guarded(cli, [*args, *_outputs(tmp_path, "s"), "--format", "json"])
+    code, out, err = run_cli(*args, *_outputs(tmp_path, "s"), "--format", "json")
     assert code == 0, err
     document = json.loads(out)
     assert document["analysis"] == "sweep" and len(document["runs"]) == 6
@@ -68,9 +47,7 @@ def test_sweep_json_workbook_and_table(cli: click.Group, tmp_path: Path) -> None
     assert len(csv) == 7 and "input:finance.wacc" in csv[0] and "capex_usd.2027" in csv[0]
 
 
-def test_montecarlo_on_dask_prints_percentiles(
-    cli: click.Group, tmp_path: Path, dask_address: str
-) -> None:
+def test_montecarlo_on_dask_prints_percentiles(run_cli, tmp_path: Path, dask_address: str) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         "seed: 5\nsamples: 6\nparameters:\n"
@@ -78,7 +55,7 @@ def test_montecarlo_on_dask_prints_percentiles(
     )
     args = ["montecarlo", SWITCH, "--spec", str(spec), "--scheduler", dask_address]
     args += ["--dist", "inference[chat].tokens_per_day*=lognormal:1:0.2", "--no-progress"]
-    code, out, err = guarded(cli, [*args, *_outputs(tmp_path, "m")])
+    code, out, err = run_cli(*args, *_outputs(tmp_path, "m"))
     assert code == 0, err
     assert "Statistics" in out and "p50" in out and "Buy frequency" in out
     assert "usd_per_mtok[chat]" in out  # headers escaped, not read as markup
@@ -88,65 +65,61 @@ def test_montecarlo_on_dask_prints_percentiles(
     summary = {r[0].value: r[1].value for r in book["Summary"].iter_rows(min_row=2)}
     assert summary["seed"] == 5 and summary["samples"] == 6
     again = [*args, *_outputs(tmp_path, "m"), "--resume", "--format", "csv"]
-    code, out, err = guarded(cli, again)  # everything already solved: nothing runs
+    code, out, err = run_cli(*again)  # everything already solved: nothing runs
     assert code == 0 and out.startswith("metric,runs,p10,p50,p90")
 
 
-def test_vendors_csv(cli: click.Group, tmp_path: Path) -> None:
+def test_vendors_csv(run_cli, tmp_path: Path) -> None:
     args = ["vendors", str(HAND / "existing_fleet.yaml"), "--workers", "0", "--format", "csv"]
-    code, out, err = guarded(cli, [*args, *_outputs(tmp_path, "v")])
+    code, out, err = run_cli(*args, *_outputs(tmp_path, "v"))
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("vendor,status,npv_tco_usd,vs_all_vendors_usd")
     assert lines[1].startswith("all vendors,optimal") and lines[2].startswith("NVIDIA,optimal")
 
 
-def test_alternatives_table(cli: click.Group, tmp_path: Path) -> None:
+def test_alternatives_table(run_cli, tmp_path: Path) -> None:
     args = ["alternatives", str(HAND / "power_switch.yaml"), "--slack", "0.05", "--count", "2"]
     args += ["--out", str(tmp_path / "a.xlsx"), "--table", str(tmp_path / "a.csv")]
-    code, out, err = guarded(cli, args)
+    code, out, err = run_cli(*args)
     assert code == 0, err
     assert "Alternatives" in out and "Choices" in out and "forced" in out
     assert "Mix" in load_workbook(tmp_path / "a.xlsx").sheetnames
 
 
-def test_unknown_path_exits_2_with_did_you_mean_before_running(
-    cli: click.Group, tmp_path: Path
-) -> None:
+def test_unknown_path_exits_2_with_did_you_mean_before_running(run_cli, tmp_path: Path) -> None:
     args = ["sweep", SWITCH, "--vary", "finance.wac=0.05,0.1", *_outputs(tmp_path, "bad")]
-    code, out, err = guarded(cli, args)
+    code, out, err = run_cli(*args)
     assert code == 2 and "did you mean 'wacc'" in err and out == ""
     assert not (tmp_path / "bad.jsonl").exists() and not (tmp_path / "bad.xlsx").exists()
-    code, _, err = guarded(cli, ["montecarlo", SWITCH, "--dist", "finance.wacc=uniform:0.2:0.1"])
+    code, _, err = run_cli("montecarlo", SWITCH, "--dist", "finance.wacc=uniform:0.2:0.1")
     assert code == 2 and "must be below" in err
 
 
-def test_option_conflicts_and_results_file_rules(cli: click.Group, tmp_path: Path) -> None:
+def test_option_conflicts_and_results_file_rules(run_cli, tmp_path: Path) -> None:
     base = ["sweep", SWITCH, "--vary", "finance.wacc=0.1", "--workers", "0"]
-    code, _, err = guarded(cli, [*base[:4], "--scheduler", "tcp://x:1", "--dask-local", "2"])
+    code, _, err = run_cli(*base[:4], "--scheduler", "tcp://x:1", "--dask-local", "2")
     assert code == 2 and "not both" in err
-    assert guarded(cli, [*base, *_outputs(tmp_path, "r")])[0] == 0
-    code, _, err = guarded(cli, [*base, *_outputs(tmp_path, "r")])
+    assert run_cli(*base, *_outputs(tmp_path, "r")).code == 0
+    code, _, err = run_cli(*base, *_outputs(tmp_path, "r"))
     assert code == 2 and "--resume" in err and "--fresh" in err
-    assert guarded(cli, [*base, *_outputs(tmp_path, "r"), "--fresh"])[0] == 0
+    assert run_cli(*base, *_outputs(tmp_path, "r"), "--fresh").code == 0
 
 
-def test_missing_dask_exits_2(
-    cli: click.Group, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_missing_dask_exits_2(run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     args = ["sweep", SWITCH, "--vary", "finance.wacc=0.1", "--dask-local", "2"]
-    code, _, err = guarded(cli, [*args, *_outputs(tmp_path, "d")])
+    code, _, err = run_cli(*args, *_outputs(tmp_path, "d"))
     assert code == 2 and "pip install 'planner[dask]'" in err
 
 
-def test_workbook_text_is_never_a_formula(cli: click.Group, tmp_path: Path) -> None:
+def test_workbook_text_is_never_a_formula(run_cli, tmp_path: Path) -> None:
     hostile = tmp_path / "hostile.yaml"
     hostile.write_text(
         (HAND / "power_switch.yaml").read_text().replace("name: power-switch", "name: '=1+1'")
     )
     args = ["sweep", str(hostile), "--vary", "finance.wacc=0.1", "--workers", "0"]
-    code, _, err = guarded(cli, [*args, *_outputs(tmp_path, "h")])
+    code, _, err = run_cli(*args, *_outputs(tmp_path, "h"))
     assert code == 0, err
     cell = load_workbook(tmp_path / "h.xlsx")["Summary"]["B3"]
     assert cell.value == "=1+1" and cell.data_type == "s" and cell.quotePrefix

@@ -9,8 +9,6 @@ import openpyxl
 import pytest
 
 from planner.analysis.compare import compare_files, unique_labels
-from planner.cli.common import run_guarded
-from planner.cli.compare_cmds import compare as compare_command
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = REPO / "scenarios" / "baseline.yaml"
@@ -46,14 +44,11 @@ def test_fleet_and_cost_differences(comparison) -> None:
     ).all()
 
 
-def test_cli_writes_a_workbook_with_a_chart(tmp_path: Path, capsys) -> None:
+def test_cli_writes_a_workbook_with_a_chart(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "compare.xlsx"
-    code = run_guarded(
-        compare_command, [str(BASELINE), str(POWER), "--out", str(out), "--format", "json"]
-    )
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    document = json.loads(captured.out)
+    result = run_cli("compare", BASELINE, POWER, "--out", out, "--format", "json")
+    assert result.code == 0, result.err
+    document = json.loads(result.out)
     assert document["scenarios"] == ["baseline", "power_constrained"]
     wb = openpyxl.load_workbook(out)
     assert wb.sheetnames == ["Comparison", "Fleet comparison", "Cost comparison"]
@@ -70,9 +65,10 @@ def test_cli_writes_a_workbook_with_a_chart(tmp_path: Path, capsys) -> None:
     assert len(ws._charts) >= 1 and ws.tables
 
 
-def test_one_scenario_is_not_a_comparison(tmp_path: Path, capsys) -> None:
-    code = run_guarded(compare_command, [str(BASELINE), "--out", str(tmp_path / "x.xlsx")])
-    assert code == 2 and "at least two" in capsys.readouterr().err
+def test_one_scenario_is_not_a_comparison(run_cli, tmp_path: Path) -> None:
+    result = run_cli("compare", BASELINE, "--out", tmp_path / "x.xlsx")
+    assert result.code == 2
+    assert result.err.endswith("Error: give at least two scenario files to compare\n")
 
 
 def test_labels_are_unique() -> None:

@@ -7,12 +7,8 @@ import json
 import statistics
 from pathlib import Path
 
-import click
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import perf_cmds
-from planner.cli.common import run_guarded
 from planner.perf.inference import INFERENCE_COLUMNS
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -43,39 +39,22 @@ inference:
 """
 
 
-@pytest.fixture
-def cli() -> click.Group:
-    @click.group()
-    def group() -> None:
-        """Test group with the perf commands."""
-
-    perf_cmds.register(group)
-    return group
-
-
-def run(cli: click.Group, *args: str | Path) -> tuple[int, str, str]:
-    """Run as ``planner`` does (errors → message + exit code); capture both streams."""
-    with CliRunner().isolation() as (out, err, _):
-        code = run_guarded(cli, [str(a) for a in args])
-    return code, out.getvalue().decode(), err.getvalue().decode()
-
-
 @pytest.mark.parametrize("command", ["throughput", "calibrate", "perf-check"])
-def test_help_has_an_example(cli: click.Group, command: str) -> None:
-    code, out, _ = run(cli, command, "--help")
+def test_help_has_an_example(run_cli, command: str) -> None:
+    code, out, _ = run_cli(command, "--help")
     assert code == 0
     assert "Example" in out and f"planner {command}" in out
 
 
-def test_perf_check_prints_rows_and_median(cli: click.Group) -> None:
-    code, out, _ = run(cli, "perf-check", MLPERF)
+def test_perf_check_prints_rows_and_median(run_cli) -> None:
+    code, out, _ = run_cli("perf-check", MLPERF)
     assert code == 0
     assert "abs % error: median" in out
     assert "h100-hgx" in out and "mixtral-8x7b" in out
 
 
-def test_perf_check_json(cli: click.Group) -> None:
-    code, out, _ = run(cli, "perf-check", MLPERF, "--format", "json")
+def test_perf_check_json(run_cli) -> None:
+    code, out, _ = run_cli("perf-check", MLPERF, "--format", "json")
     assert code == 0
     document = json.loads(out)
     assert len(document["rows"]) == 10
@@ -85,13 +64,13 @@ def test_perf_check_json(cli: click.Group) -> None:
     assert 0 < before < 50
 
 
-def test_calibrate_then_check_dense_rows_under_15_percent(cli: click.Group, tmp_path: Path) -> None:
+def test_calibrate_then_check_dense_rows_under_15_percent(run_cli, tmp_path: Path) -> None:
     calibration = tmp_path / "calibration.yaml"
-    code, out, err = run(cli, "calibrate", MLPERF, "--out", calibration)
+    code, out, err = run_cli("calibrate", MLPERF, "--out", calibration)
     assert code == 0, err
     assert "abs % error before: median" in out and "abs % error after:" in out
     assert calibration.is_file() and f"wrote {calibration}" in err
-    code, out, _ = run(cli, "perf-check", MLPERF, "--calibration", calibration, "--format", "json")
+    code, out, _ = run_cli("perf-check", MLPERF, "--calibration", calibration, "--format", "json")
     assert code == 0
     rows = json.loads(out)["rows"]
     dense = [r["abs_pct_error"] for r in rows if r["model"] == "llama-2-70b"]
@@ -99,15 +78,15 @@ def test_calibrate_then_check_dense_rows_under_15_percent(cli: click.Group, tmp_
     assert statistics.median(dense) < 15.0
 
 
-def test_calibrate_json(cli: click.Group, tmp_path: Path) -> None:
-    code, out, _ = run(cli, "calibrate", MLPERF, "--out", tmp_path / "c.yaml", "--format", "json")
+def test_calibrate_json(run_cli, tmp_path: Path) -> None:
+    code, out, _ = run_cli("calibrate", MLPERF, "--out", tmp_path / "c.yaml", "--format", "json")
     assert code == 0
     document = json.loads(out)
     assert document["after"]["median_abs_pct_error"] < document["before"]["median_abs_pct_error"]
     assert {g["family"] for g in document["groups"]} == {"hopper", "cdna3"}
 
 
-def test_perf_check_out_keeps_input_order_and_columns(cli: click.Group, tmp_path: Path) -> None:
+def test_perf_check_out_keeps_input_order_and_columns(run_cli, tmp_path: Path) -> None:
     bench = tmp_path / "bench.csv"
     bench.write_text(
         "note,hardware,model,precision,input_tokens,output_tokens,"
@@ -118,7 +97,7 @@ def test_perf_check_out_keeps_input_order_and_columns(cli: click.Group, tmp_path
         encoding="utf-8",
     )
     out_file = tmp_path / "checked.csv"
-    code, _, err = run(cli, "perf-check", bench, "--out", out_file, "--format", "csv")
+    code, _, err = run_cli("perf-check", bench, "--out", out_file, "--format", "csv")
     assert code == 0, err
     with out_file.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -151,7 +130,7 @@ def test_perf_check_out_keeps_input_order_and_columns(cli: click.Group, tmp_path
         assert float(row["abs_pct_error"]) >= 0 and row["reason"] == ""
 
 
-def test_bad_benchmark_csv_exits_2_naming_line_and_column(cli: click.Group, tmp_path: Path) -> None:
+def test_bad_benchmark_csv_exits_2_naming_line_and_column(run_cli, tmp_path: Path) -> None:
     bench = tmp_path / "bench.csv"
     bench.write_text(
         "hardware,model,precision,input_tokens,output_tokens,tokens_per_s_per_accelerator\n"
@@ -161,13 +140,13 @@ def test_bad_benchmark_csv_exits_2_naming_line_and_column(cli: click.Group, tmp_
     )
     for command in ("perf-check", "calibrate"):
         extra = ["--out", str(tmp_path / "c.yaml")] if command == "calibrate" else []
-        code, out, err = run(cli, command, bench, *extra)
+        code, out, err = run_cli(command, bench, *extra)
         assert code == 2
         assert out == ""
         assert str(bench) in err and "line 3" in err and "column model" in err
         assert "did you mean 'llama-2-70b'" in err
         assert "Traceback" not in err
-    code, _, err = run(cli, "perf-check", tmp_path / "missing.csv")
+    code, _, err = run_cli("perf-check", tmp_path / "missing.csv")
     assert code == 2 and "cannot read the CSV" in err
 
 
@@ -179,8 +158,8 @@ def write_scenario(tmp_path: Path, extra: str = "") -> Path:
     return path
 
 
-def test_throughput_json(cli: click.Group, tmp_path: Path) -> None:
-    code, out, err = run(cli, "throughput", write_scenario(tmp_path), "--format", "json")
+def test_throughput_json(run_cli, tmp_path: Path) -> None:
+    code, out, err = run_cli("throughput", write_scenario(tmp_path), "--format", "json")
     assert code == 0, err
     document = json.loads(out)
     assert document["year"] == 2026
@@ -201,12 +180,12 @@ def test_throughput_json(cli: click.Group, tmp_path: Path) -> None:
     assert {"days_to_finish", "goodput", "cluster_units", "accelerator_hours"} <= set(training[0])
 
 
-def test_throughput_table_and_csv(cli: click.Group, tmp_path: Path) -> None:
+def test_throughput_table_and_csv(run_cli, tmp_path: Path) -> None:
     path = write_scenario(tmp_path)
-    code, out, _ = run(cli, "throughput", path)
+    code, out, _ = run_cli("throughput", path)
     assert code == 0 and "Inference throughput" in out and "Training throughput" in out
-    code, out, _ = run(
-        cli, "throughput", path, "--only", "inference", "--format", "csv", "--year", "2027"
+    code, out, _ = run_cli(
+        "throughput", path, "--only", "inference", "--format", "csv", "--year", "2027"
     )
     assert code == 0
     lines = out.strip().splitlines()
@@ -214,28 +193,26 @@ def test_throughput_table_and_csv(cli: click.Group, tmp_path: Path) -> None:
     assert len(lines) == 5
 
 
-def test_throughput_uses_scenario_calibration_relative_to_file(
-    cli: click.Group, tmp_path: Path
-) -> None:
+def test_throughput_uses_scenario_calibration_relative_to_file(run_cli, tmp_path: Path) -> None:
     path = write_scenario(tmp_path, "calibration: slow.yaml\n")
     (path.parent / "slow.yaml").write_text(
         "format: planner-calibration/1\nshared: {eta_bw: 0.2, eta_c: 0.1, prefill_mfu: 0.1}\n"
         "families: {hopper: {all: {eta_bw: 0.2, eta_c: 0.1}}}\n",
         encoding="utf-8",
     )
-    code, out, err = run(cli, "throughput", path, "--format", "json", "--only", "inference")
+    code, out, err = run_cli("throughput", path, "--format", "json", "--only", "inference")
     assert code == 0, err
     assert f"calibration: {path.parent / 'slow.yaml'}" in err
     slow = json.loads(out)["inference"]
-    code, out, _ = run(
-        cli, "throughput", write_scenario(tmp_path), "--format", "json", "--only", "inference"
+    code, out, _ = run_cli(
+        "throughput", write_scenario(tmp_path), "--format", "json", "--only", "inference"
     )
     fast = json.loads(out)["inference"]
     assert slow[0]["output_tokens_per_s_per_unit"] < fast[0]["output_tokens_per_s_per_unit"]
 
 
-def test_throughput_bad_year_and_bad_scenario(cli: click.Group, tmp_path: Path) -> None:
-    code, _, err = run(cli, "throughput", write_scenario(tmp_path), "--year", "2040")
+def test_throughput_bad_year_and_bad_scenario(run_cli, tmp_path: Path) -> None:
+    code, _, err = run_cli("throughput", write_scenario(tmp_path), "--year", "2040")
     assert code == 2 and "outside the scenario horizon" in err
-    code, _, err = run(cli, "throughput", tmp_path / "none.yaml")
+    code, _, err = run_cli("throughput", tmp_path / "none.yaml")
     assert code == 2

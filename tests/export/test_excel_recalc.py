@@ -1,7 +1,8 @@
 """The plan workbook recalculated in LibreOffice: every formula reproduces the planner.
 
 Skipped only where LibreOffice is absent (the skip reason says so); CI installs it.
-Each workbook is recalculated once per module and shared by the tests.
+Each workbook is recalculated once per module and shared by the tests; tests that edit
+the shared baseline workbook do it through the ``edit`` fixture, which undoes the edits.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -120,9 +123,31 @@ def baseline() -> tuple[Plan, PlanWorkbook]:
     return _solve("scenarios/baseline.yaml")
 
 
-def test_changing_the_wacc_moves_the_npv(baseline, profile: Path, tmp_path: Path) -> None:
+Edit = Callable[[str, Any], None]
+
+
+@pytest.fixture
+def edit(baseline: tuple[Plan, PlanWorkbook]) -> Iterator[Edit]:
+    """Set cells of the shared baseline workbook for one test; the old values come back
+    afterwards, whether the test passes or fails, so the next test sees the plan's workbook."""
+    workbook = baseline[1].workbook
+    saved: dict[str, Any] = {}
+
+    def set_cell(address: str, value: Any) -> None:
+        cell = _cell(workbook, address)
+        saved.setdefault(address, cell.value)
+        cell.value = value
+
+    yield set_cell
+    for address, value in saved.items():
+        _cell(workbook, address).value = value
+
+
+def test_changing_the_wacc_moves_the_npv(
+    baseline, edit: Edit, profile: Path, tmp_path: Path
+) -> None:
     result, built = baseline
-    _cell(built.workbook, built.refs["wacc"]).value = NEW_WACC
+    edit(built.refs["wacc"], NEW_WACC)
     values = _recalculate(built, tmp_path, profile)
     npv = _cell(values, built.refs["npv_tco"]).value
     assert npv == pytest.approx(npv_at(result, NEW_WACC), rel=REL)
@@ -130,20 +155,17 @@ def test_changing_the_wacc_moves_the_npv(baseline, profile: Path, tmp_path: Path
     objective = _cell(values, built.refs["npv_with_penalties"]).value
     assert objective == pytest.approx(npv_at(result, NEW_WACC, penalties=True), rel=REL)
     assert error_cells(values) == []
-    _cell(built.workbook, built.refs["wacc"]).value = result.parameters["wacc"]
 
 
 def test_changing_the_electricity_price_moves_energy_and_npv(
-    baseline, profile: Path, tmp_path: Path
+    baseline, edit: Edit, profile: Path, tmp_path: Path
 ) -> None:
     result, built = baseline
-    price = _cell(built.workbook, built.refs[("electricity", "texas", 2026)])
+    address = built.refs[("electricity", "texas", 2026)]
     # texas sets one price for every year: one cell feeds them all
     assert len({built.refs[("electricity", "texas", y)] for y in range(2026, 2032)}) == 1
-    old = price.value
-    price.value = old * 2
+    edit(address, _cell(built.workbook, address).value * 2)
     values = _recalculate(built, tmp_path, profile)
-    price.value = old
     costs = result.tables["costs"]
     energy = costs[costs["category"] == "energy"]
     ws = values["Costs"]
@@ -152,3 +174,11 @@ def test_changing_the_electricity_price_moves_energy_and_npv(
         assert ws.cell(row=energy_row, column=j).value == pytest.approx(2 * usd, rel=REL)
     moved = result.headline["npv_cost_usd"] + float(energy["usd_pv"].sum())
     assert _cell(values, built.refs["npv_tco"]).value == pytest.approx(moved, rel=REL)
+
+
+def test_edits_are_undone_after_each_test(baseline) -> None:
+    """Runs after the two edits above (file order): the shared workbook is the plan's again."""
+    result, built = baseline
+    fresh = build_workbook(result, load_scenario(REPO / "scenarios/baseline.yaml")).workbook
+    for address in (built.refs["wacc"], built.refs[("electricity", "texas", 2026)]):
+        assert _cell(built.workbook, address).value == _cell(fresh, address).value, address

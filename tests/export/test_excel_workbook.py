@@ -13,7 +13,6 @@ import pytest
 from openpyxl.chart import BarChart, LineChart
 
 from planner.errors import ExportError
-from planner.export import excel
 from planner.export.excel import SHEETS, build_workbook, write_workbook
 from planner.export.sheets.summary import MEASURED
 from planner.optimize import plan
@@ -257,8 +256,3 @@ def test_run_into_a_directory_fails_cleanly(run_cli, tmp_path: Path) -> None:
     result = run_cli("run", REPO / "tests" / "scenarios" / "existing_fleet.yaml", "--out", tmp_path)
     assert result.code != 0
     assert "Traceback" not in result.err
-
-
-def test_excel_module_reads_like_a_table_of_contents() -> None:
-    source = Path(excel.__file__).read_text(encoding="utf-8")
-    assert len(source.splitlines()) < 200

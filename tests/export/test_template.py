@@ -7,15 +7,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import click
 import openpyxl
 import pytest
 import yaml
 from libreoffice import recalculate, require_soffice
 
 from planner.catalog import hardware_catalog, model_catalog
-from planner.cli import template_cmds
-from planner.cli.common import run_guarded
 from planner.errors import InputError
 from planner.export.template import LISTS_SHEET, README_SHEET, build_template, write_template
 from planner.scenario import Scenario, load_scenario
@@ -485,49 +482,36 @@ def test_half_a_window(baseline_book: Path) -> None:
 # ------------------------------------------------------------------ the command
 
 
-@pytest.fixture
-def group() -> click.Group:
-    @click.group()
-    def cli() -> None:
-        """Test group."""
-
-    template_cmds.register(cli)
-    return cli
-
-
-def test_cli_writes_the_template(
-    group: click.Group, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_writes_the_template(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "new" / "inputs.xlsx"
-    code = run_guarded(
-        group, ["template", "--from", str(REPO / "scenarios/baseline.yaml"), "--out", str(out)]
-    )
-    assert code == 0, capsys.readouterr().err
+    result = run_cli("template", "--from", REPO / "scenarios/baseline.yaml", "--out", out)
+    assert result.code == 0, result.err
     assert isinstance(load_scenario(out), Scenario)
-    assert run_guarded(group, ["template", "--out", str(tmp_path / "blank.xlsx")]) == 0
-    assert "wrote" in capsys.readouterr().err
+    blank = run_cli("template", "--out", tmp_path / "blank.xlsx")
+    assert blank.code == 0
+    assert blank.err.startswith(f"wrote {tmp_path / 'blank.xlsx'} (with defaults)")
 
 
-def test_cli_help_has_an_example(group: click.Group, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_guarded(group, ["template", "--help"]) == 0
-    text = capsys.readouterr().out
-    assert "Example:" in text and "planner template --from scenarios/baseline.yaml" in text
+def test_cli_help_has_an_example(run_cli) -> None:
+    result = run_cli("template", "--help")
+    assert result.code == 0
+    assert "Example:" in result.out
+    assert "planner template --from scenarios/baseline.yaml" in result.out
 
 
-def test_cli_errors(group: click.Group, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_guarded(group, ["template", "--out", str(tmp_path / "x.txt")]) == 2
-    assert ".xlsx" in capsys.readouterr().err
-    missing = ["template", "--from", str(tmp_path / "none.yaml"), "--out", str(tmp_path / "a.xlsx")]
-    assert run_guarded(group, missing) == 2
-    assert "file not found" in capsys.readouterr().err
+def test_cli_errors(run_cli, tmp_path: Path) -> None:
+    result = run_cli("template", "--out", tmp_path / "x.txt")
+    assert result.code == 2 and ".xlsx" in result.err
+    result = run_cli("template", "--from", tmp_path / "none.yaml", "--out", tmp_path / "a.xlsx")
+    assert result.code == 2 and "file not found" in result.err
     (tmp_path / "d.xlsx").mkdir()
-    assert run_guarded(group, ["template", "--out", str(tmp_path / "d.xlsx")]) in (2, 3)
-    assert "directory" in capsys.readouterr().err
+    result = run_cli("template", "--out", tmp_path / "d.xlsx")
+    assert result.code in (2, 3) and "directory" in result.err
     assert not (tmp_path / "a.xlsx").exists()
 
 
 def test_cli_failed_export_keeps_the_old_file(
-    group: click.Group, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "inputs.xlsx"
     out.write_bytes(b"previous")
@@ -537,16 +521,14 @@ def test_cli_failed_export_keeps_the_old_file(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(openpyxl.Workbook, "save", broken)
-    assert run_guarded(group, ["template", "--out", str(out)]) == 3
+    assert run_cli("template", "--out", out).code == 3
     assert out.read_bytes() == b"previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["inputs.xlsx"]
 
 
-def test_validate_accepts_a_workbook(baseline_book: Path, tmp_path: Path) -> None:
-    from planner.cli import cli
-
-    assert run_guarded(cli, ["validate", str(baseline_book)]) == 0
+def test_validate_accepts_a_workbook(run_cli, baseline_book: Path, tmp_path: Path) -> None:
+    assert run_cli("validate", baseline_book).code == 0
     bad = tmp_path / "bad.xlsx"
     shutil.copy(baseline_book, bad)
     _edit(bad, "inference", 3, "cache_hit_rate", "half")
-    assert run_guarded(cli, ["validate", str(bad)]) == 2
+    assert run_cli("validate", bad).code == 2

@@ -1,0 +1,173 @@
+"""Options that several commands share, each declared once (decorators, as in sqlite-utils).
+
+A bundle is a decorator that adds its options to a command in a fixed order, so every
+command that offers ``--mip-gap`` spells, types and documents it the same way. Where the
+help must say whether an option applies to one solve or to each of many, the command
+picks a :class:`SolveScope`; names, types and defaults never vary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[F], F]
+
+FILE = click.Path(path_type=Path, dir_okay=False)
+"""A file to read or write (a directory is rejected by click, exit 2)."""
+INPUT = click.Path(path_type=Path)
+"""A file the library reads and reports on itself (missing, a directory: its own message)."""
+
+
+def bundle(*decorators: Callable[[Any], Any]) -> Decorator[Any]:
+    """One decorator applying ``decorators`` so that they show in ``--help`` in this order."""
+
+    def apply(command: F) -> F:
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return apply
+
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format: a rich table, CSV, or one JSON document on stdout.",
+)
+
+scenario_argument = click.argument("scenario_file", type=FILE)
+
+all_columns_option = click.option(
+    "--all-columns", is_flag=True, help="Table format: show every column."
+)
+
+
+def out_option(help: str, **attrs: Any) -> Decorator[Any]:
+    """``--out FILE``: the file a command writes (what it is, and any default, in ``help``)."""
+    return click.option("--out", "out", type=FILE, help=help, **attrs)
+
+
+# --- solving -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SolveScope:
+    """The help of the solver options that depends on how many solves a command makes."""
+
+    relax: str
+    mip_gap: str
+    time_limit: str
+
+
+_MANY_LPS = "Continuous purchases (LPs): fast, approximate."
+
+ONE_PLAN = SolveScope(
+    relax="Continuous purchases (an LP): fast, approximate.",
+    mip_gap="Relative MIP gap (overrides the file).",
+    time_limit="Solver wall-clock limit, seconds (overrides the file); "
+    "the best plan so far is kept.",
+)
+"""``planner run``: one plan of one scenario file."""
+EACH_SCENARIO = SolveScope(
+    relax=_MANY_LPS,
+    mip_gap="Relative MIP gap for every solve.",
+    time_limit="Solver wall-clock limit per scenario, seconds.",
+)
+"""``planner compare``: one solve per scenario file."""
+EACH_RUN = SolveScope(
+    relax=_MANY_LPS,
+    mip_gap="Relative MIP gap per run.",
+    time_limit="Solver wall-clock limit per run, seconds.",
+)
+"""Sweeps, Monte Carlo, vendors and alternatives: many runs of one scenario."""
+
+_STRATEGY_HELP = (
+    "direct: solve the MILP as built; lp-first: round the LP relaxation and keep it "
+    "if within the MIP gap, else start the MILP from it (HiGHS only); auto: lp-first "
+    "from 20,000 variables [default: the file's solver.strategy, else auto]."
+)
+
+
+def solver_options(
+    scope: SolveScope, *, solver: bool = True, threads: bool = True, strategy: bool = False
+) -> Decorator[Any]:
+    """``--relax --mip-gap --time-limit`` and, as the command's library call accepts them,
+    ``--solver --threads --strategy``; passed as keyword arguments of those names
+    (``time_limit`` in seconds, unset options None)."""
+    options: list[Callable[[Any], Any]] = [
+        click.option("--relax", is_flag=True, help=scope.relax),
+        click.option("--mip-gap", type=click.FloatRange(0, 1), help=scope.mip_gap),
+        click.option(
+            "--time-limit", type=click.FloatRange(0, min_open=True), help=scope.time_limit
+        ),
+    ]
+    if solver:
+        options.append(
+            click.option("--solver", help="Pyomo solver name [default: the file's, else highs].")
+        )
+    if threads:
+        options.append(
+            click.option("--threads", type=click.IntRange(1, 256), help="Solver threads.")
+        )
+    if strategy:
+        options.append(
+            click.option(
+                "--strategy", type=click.Choice(["auto", "direct", "lp-first"]), help=_STRATEGY_HELP
+            )
+        )
+    return bundle(*options)
+
+
+# --- many runs ---------------------------------------------------------------------------
+
+execution_options = bundle(
+    click.option(
+        "--workers",
+        type=click.IntRange(0, 1024),
+        help="Local worker processes [default: one per core; 0 = in this process].",
+    ),
+    click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 "
+        "(needs pip install 'planner[dask]').",
+    ),
+    click.option(
+        "--dask-local",
+        type=click.IntRange(1, 1024),
+        metavar="N",
+        help="Run on a Dask LocalCluster of N single-threaded worker processes.",
+    ),
+    click.option(
+        "--results",
+        type=FILE,
+        help="Per-run results, appended as runs finish (JSON lines) "
+        "[default: exports/SCENARIO-COMMAND.jsonl].",
+    ),
+    click.option("--resume", is_flag=True, help="Keep the runs already in --results."),
+    click.option("--fresh", is_flag=True, help="Discard the runs already in --results."),
+    click.option("--no-progress", is_flag=True, help="No progress bar on stderr."),
+)
+"""Where the runs of an analysis execute and where their results accumulate."""
+
+analysis_output_options = bundle(
+    out_option("Workbook [default: exports/SCENARIO-COMMAND.xlsx]."),
+    click.option(
+        "--table",
+        "table_path",
+        type=FILE,
+        help="Tidy per-run table, .csv or .parquet (needs pyarrow) "
+        "[default: exports/SCENARIO-COMMAND.csv].",
+    ),
+    format_option,
+)
+"""What an analysis writes: its workbook, its per-run table, and the printed format."""
