@@ -214,9 +214,9 @@ def cluster_size_for_window(
         return goodput(units * a, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
 
     def units_needed(g: float) -> float:
-        return (
-            math.ceil(flops / (a * sustained_flops_per_accel * g * window_s)) if g > 0 else math.inf
-        )
+        # A goodput so small that the ratio overflows needs an unbounded cluster.
+        ratio = flops / (a * sustained_flops_per_accel * g * window_s) if g > 0 else math.inf
+        return math.ceil(ratio) if math.isfinite(ratio) else math.inf
 
     def days(units: int, g: float) -> float:
         if g <= 0:
