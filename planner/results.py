@@ -23,21 +23,26 @@ from typing import Any
 
 import pandas as pd
 
-from planner.economics import capital_recovery_factor
-from planner.optimize.data import (
+from planner.economics import (
+    ANNUITY_CAPITAL,
+    CASH_CAPITAL,
+    capital_recovery_factor,
+    facility_mw_per_unit,
+    maintenance_usd_per_unit_year,
+    tokens_per_day,
+)
+from planner.optimize.data import ModelData, PeriodLabel
+from planner.optimize.extract import Solution
+from planner.units import (
     DAYS_PER_YEAR,
     MTOK,
+    PFLOP,
     RENTED,
-    SECONDS_PER_DAY,
     SECONDS_PER_YEAR,
     USD_SCALE,
     ZFLOP,
-    ModelData,
-    PeriodLabel,
 )
-from planner.optimize.extract import Solution
 
-PFLOP = 1e15
 BINDING_SHARE = 1e-3
 """A limit with less than this share of room left is reported as binding."""
 TABLE_UNITS: dict[str, str] = {
@@ -56,7 +61,7 @@ TABLE_UNITS: dict[str, str] = {
     "vendor_share": "accelerators; share of owned accelerators",
     "costs": "USD; usd_pv is discounted to the horizon start",
     "costs_by_year": "USD; the costs table summed over each year's periods",
-    "usd_per_mtok": "USD per million output tokens served (annualised capital cost)",
+    "usd_per_mtok": f"USD per million output tokens served; capital: {ANNUITY_CAPITAL}",
     "shadow_prices": "see the unit column",
 }
 
@@ -193,7 +198,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         length = d.period_length[t]
         energy = d.energy_usd_per_unit_year[(h, s, t)]
         facility = d.facility_usd_per_unit_year[(h, s, t)]
-        maintenance = d.maintenance_fraction * base
+        maintenance = maintenance_usd_per_unit_year(base, d.maintenance_fraction)
         rows.append(
             {
                 **_when(d, t),
@@ -205,7 +210,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                 "accelerators": units * d.accelerators[h],
                 "power_kw_per_unit": d.power_kw[h],
                 "pue": d.pue[s],
-                "facility_mw": units * d.power_kw[h] * d.pue[s] / 1000.0,
+                "facility_mw": units * facility_mw_per_unit(d.power_kw[h], d.pue[s]),
                 "energy_usd_per_unit_year": energy,
                 "facility_usd_per_unit_year": facility,
                 "maintenance_usd_per_unit_year": maintenance,
@@ -327,7 +332,7 @@ def assignment_tables(
                 "site": s,
                 "units": units,
                 "tokens_per_s_per_unit": tps,
-                "tokens_per_day": units * tps * SECONDS_PER_DAY,
+                "tokens_per_day": units * tokens_per_day(tps),
             }
         )
     return (
@@ -512,7 +517,9 @@ def limits_tables(
     for (s, t), cap in d.power_cap_mw.items():
         used = float(power_used.get((str(t), s), 0.0))
         unit_mw = [
-            d.power_kw[h] * d.pue[s] / 1000 for h, site in d.period_buys.get(t, ()) if site == s
+            facility_mw_per_unit(d.power_kw[h], d.pue[s])
+            for h, site in d.period_buys.get(t, ())
+            if site == s
         ]
         room = tiny * cap if d.relax else max(_smallest(unit_mw, 0.0), tiny * cap)
         power.append(
@@ -647,7 +654,9 @@ def costs_table(
                     "usd_pv": usd * factor,
                 }
             )
-    return _frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+    out = _frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+    out.attrs["capital_convention"] = CASH_CAPITAL
+    return out
 
 
 def costs_by_year(costs: pd.DataFrame) -> pd.DataFrame:
@@ -674,13 +683,20 @@ def fleet_by_year(
 def usd_per_mtok_table(
     d: ModelData, inference_split: dict[tuple, float], fleet: pd.DataFrame, served: pd.DataFrame
 ) -> pd.DataFrame:
-    """Realised cost per Mtok served, per workload and year.
+    """Realised cost per Mtok served, per workload and period.
 
     Each unit assigned to a workload (divided by availability, to carry its share of
     spares) is charged its annualised cost: capital recovery of its vintage's price
     (wacc, lifetime) plus energy, facility and maintenance; rented units their rent.
-    Divided by the Mtok actually served in the year. Cash capex is lumpy, so this uses
-    capital recovery — the $/Mtok an operator would quote.
+    Divided by the Mtok actually served in the period.
+
+    Capital convention: **capital recovery (annuity, wacc, life)**, ``price · CRF``
+    each year, as :func:`planner.economics.unit_cost` and ``planner throughput``
+    charge it — the $/Mtok an operator would quote. The objective and the costs table
+    instead book cash capex at purchase less a straight-line residual value at the
+    horizon end (``planner.economics.CASH_CAPITAL``); over a whole life both recover
+    the price, but period by period they differ. The table's
+    ``attrs["capital_convention"]`` names the convention (``ANNUITY_CAPITAL``).
     """
     fleet = fleet.assign(
         annual=fleet["units"]
@@ -726,7 +742,9 @@ def usd_per_mtok_table(
                 "usd_per_mtok": usd / mtok if mtok > 0 else float("nan"),
             }
         )
-    return _frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    out = _frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    out.attrs["capital_convention"] = ANNUITY_CAPITAL
+    return out
 
 
 SHADOW_COLUMNS = [
