@@ -19,9 +19,11 @@ SECONDS_PER_HOUR: Final = 3600.0
 """Seconds in an hour."""
 SECONDS_PER_DAY: Final = 86_400.0
 """Seconds in a day (24 × 3600)."""
+HOURS_PER_DAY: Final = 24.0
+"""Hours in a day."""
 DAYS_PER_BILLING_YEAR: Final = 365.0
 """Days in a billing year: yearly bills are daily bills × 365."""
-HOURS_PER_YEAR: Final = 24.0 * DAYS_PER_BILLING_YEAR
+HOURS_PER_YEAR: Final = HOURS_PER_DAY * DAYS_PER_BILLING_YEAR
 """Hours in a billing year, 8,760 (365 × 24): energy, rentals, per-accelerator-hour
 prices and the full-load capacity of a unit over a year."""
 DAYS_PER_YEAR: Final = 365.25

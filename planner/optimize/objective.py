@@ -30,7 +30,9 @@ By linearity each variable gets one present-value coefficient, and the model is 
 from those, in USD millions: a purchase carries its price, its maintenance over its
 life inside the horizon and minus its residual value; each installed unit-period its
 energy and facility cost (whoever bought it); each kept existing unit-period its
-maintenance; rentals and slacks their own cost.
+maintenance; rentals and slacks their own cost. The per-unit rates (energy, facility,
+maintenance, rent, residual fraction, discount factors) are :mod:`planner.economics`'s,
+the same functions ``planner throughput`` quotes unit costs with.
 """
 
 from __future__ import annotations

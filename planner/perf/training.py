@@ -20,7 +20,14 @@ import pandas as pd
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario, TrainingRun
-from planner.units import BILLION, DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, TERA
+from planner.units import (
+    BILLION,
+    DAYS_PER_YEAR,
+    HOURS_PER_DAY,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    TERA,
+)
 
 MAX_ACCELERATORS = 2_000_000
 _MAX_NEWTON_STEPS = 100
@@ -312,7 +319,7 @@ def training_row(
         "cluster_units": size.units,
         "goodput": size.goodput,
         "days_to_finish": size.days_to_finish,
-        "accelerator_hours": size.accelerators * size.days_to_finish * 24.0,
+        "accelerator_hours": size.accelerators * size.days_to_finish * HOURS_PER_DAY,
         "training_tokens_per_s_per_unit": flops_per_s_per_unit / (flops / run.tokens),
         "training_flops_per_s_per_unit": flops_per_s_per_unit,
     }

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from planner.economics import site_rates
+from planner.economics import rental_usd_per_accelerator_hour, site_rates
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
 from planner.results import Plan
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
-from planner.units import HOURS_PER_YEAR
+from planner.units import KW_PER_MW
 
 
 def _hw(book: Book, field: str, row: Row) -> str:
@@ -145,7 +145,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             "facility_mw",
             "facility power (MW)",
             cells.DECIMAL2,
-            lambda r: f"={r.at('units')}*{r.at('power_kw_per_unit')}*{r.at('pue')}/1000",
+            lambda r: f"={r.at('units')}*{r.at('power_kw_per_unit')}*{r.at('pue')}/{KW_PER_MW:g}",
         ),
         Column(
             "electricity_usd_per_kwh",
@@ -193,14 +193,17 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     book.fit_widths(ws)
 
 
-def write_rentals(book: Book, plan: Plan) -> None:
+def write_rentals(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Rentals")
     frame = table(plan, "rentals")
     label = PERIOD
-    acc = frame["hardware"].map(plan.parameters["accelerators_per_unit"]).astype(float)
-    frame = frame.assign(
-        usd_per_accelerator_hour=frame["usd_per_unit_year"] / (HOURS_PER_YEAR * acc)
-    )
+    periods = table(plan, "periods")
+    start = dict(zip(periods[PERIOD], periods["start_year"].astype(float), strict=True))
+    rates = [
+        rental_usd_per_accelerator_hour(scenario, h, start[t])
+        for h, t in zip(frame["hardware"], frame[label], strict=True)
+    ]
+    frame = frame.assign(usd_per_accelerator_hour=pd.Series(rates, index=frame.index, dtype=float))
 
     def rate(r: Row) -> str:
         return f"={book.ref(('rent_rate', r['hardware'], r[label]))}"
