@@ -29,6 +29,7 @@ from planner.economics import (
     capital_recovery_factor,
     facility_mw_per_unit,
     maintenance_usd_per_unit_year,
+    tokens_over_years,
     tokens_per_day,
 )
 from planner.optimize.data import ModelData, PeriodLabel
@@ -401,7 +402,7 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
         p2a = d.peak_to_average[w]
         unmet_peak = sol.unmet_inf.get((w, t), 0.0) * MTOK
         length = d.period_length[t]
-        unmet_tokens = unmet_peak / p2a * DAYS_PER_YEAR * length
+        unmet_tokens = tokens_over_years(unmet_peak / p2a, length)
         rows.append(
             {
                 **_when(d, t),
@@ -414,7 +415,7 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
                 "prefill_capacity_tokens_per_day": prefill[(w, str(t))],
                 "unmet_peak_tokens_per_day": unmet_peak,
                 "unmet_share": unmet_peak / (per_day * p2a) if per_day > 0 else 0.0,
-                "served_tokens": (per_day * p2a - unmet_peak) / p2a * DAYS_PER_YEAR * length,
+                "served_tokens": tokens_over_years((per_day * p2a - unmet_peak) / p2a, length),
                 "length_years": length,
                 "unmet_tokens": unmet_tokens,
                 "penalty_usd_per_mtok": d.penalty_usd_per_mtok,

@@ -28,6 +28,7 @@ from planner.economics import (
     rental_usd_per_accelerator_hour,
     residual_fraction,
     site_rates,
+    tokens_over_years,
     tokens_per_day,
     unit_cost_for_scenario,
 )
@@ -67,6 +68,8 @@ def test_facility_maintenance_and_rent_per_unit_year() -> None:
 def test_tokens_per_day() -> None:
     assert tokens_per_day(1_000.0) == 86_400_000.0
     assert tokens_per_day(0.5) == 43_200.0
+    # A quarter at 1e9 tokens/day holds 1e9 × 365.25 × 0.25 = 91,312,500,000 tokens.
+    assert tokens_over_years(1e9, 0.25) == 91_312_500_000.0
 
 
 def test_discount_factors_at_fractional_period_starts() -> None:

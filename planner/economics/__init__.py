@@ -45,6 +45,7 @@ from planner.economics.rates import (
     rental_usd_per_accelerator_hour,
     site_pue,
     site_rates,
+    tokens_over_years,
     tokens_per_day,
     unit_price_usd,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "residual_fraction",
     "site_pue",
     "site_rates",
+    "tokens_over_years",
     "tokens_per_day",
     "training_flops_from_hours",
     "unit_cost",

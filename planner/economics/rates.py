@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.schema import HardwareChoice, Scenario, Site
 from planner.scenario.series import value_at
-from planner.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_DAY
+from planner.units import DAYS_PER_YEAR, HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_DAY
 
 
 def energy_usd_per_unit_year(
@@ -45,6 +45,11 @@ def facility_mw_per_unit(power_kw: float, pue: float) -> float:
 def tokens_per_day(tokens_per_s: float) -> float:
     """Tokens a day at ``tokens_per_s``: ``· 86,400``."""
     return tokens_per_s * SECONDS_PER_DAY
+
+
+def tokens_over_years(tokens_per_day: float, years: float) -> float:
+    """Tokens over ``years`` at ``tokens_per_day``: ``· 365.25 days · years`` (calendar year)."""
+    return tokens_per_day * DAYS_PER_YEAR * years
 
 
 @dataclass(frozen=True)

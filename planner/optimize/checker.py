@@ -19,10 +19,11 @@ from planner.economics import (
     facility_mw_per_unit,
     period_discount_factors,
     residual_fraction,
+    tokens_over_years,
     tokens_per_day,
 )
 from planner.results import COST_CATEGORIES, Plan
-from planner.units import DAYS_PER_YEAR, MTOK, PFLOP, RENTED
+from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5
 """Relative tolerance of every comparison (solver feasibility tolerances are ~1e-7)."""
@@ -189,8 +190,8 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
             need = q * (row.peak_tokens_per_day - row.unmet_peak_tokens_per_day)
             if not _at_most(need, prefill.get(key, 0.0), MTOK):
                 out.append(f"{row.period}: {row.workload} prefill capacity short of {need:.6g}")
-        expected = (
-            row.unmet_peak_tokens_per_day / row.peak_to_average * DAYS_PER_YEAR * row.length_years
+        expected = tokens_over_years(
+            row.unmet_peak_tokens_per_day / row.peak_to_average, row.length_years
         )
         if not _close(row.unmet_tokens, expected, MTOK):
             out.append(f"{row.period}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
