@@ -23,21 +23,27 @@ from typing import Any
 
 import pandas as pd
 
-from planner.economics import capital_recovery_factor
-from planner.optimize.data import (
+from planner.economics import (
+    ANNUITY_CAPITAL,
+    CASH_CAPITAL,
+    capital_recovery_factor,
+    facility_mw_per_unit,
+    maintenance_usd_per_unit_year,
+    tokens_over_years,
+    tokens_per_day,
+)
+from planner.optimize.data import ModelData, PeriodLabel
+from planner.optimize.extract import Solution
+from planner.units import (
     DAYS_PER_YEAR,
     MTOK,
+    PFLOP,
     RENTED,
-    SECONDS_PER_DAY,
     SECONDS_PER_YEAR,
     USD_SCALE,
     ZFLOP,
-    ModelData,
-    PeriodLabel,
 )
-from planner.optimize.extract import Solution
 
-PFLOP = 1e15
 BINDING_SHARE = 1e-3
 """A limit with less than this share of room left is reported as binding."""
 TABLE_UNITS: dict[str, str] = {
@@ -56,7 +62,7 @@ TABLE_UNITS: dict[str, str] = {
     "vendor_share": "accelerators; share of owned accelerators",
     "costs": "USD; usd_pv is discounted to the horizon start",
     "costs_by_year": "USD; the costs table summed over each year's periods",
-    "usd_per_mtok": "USD per million output tokens served (annualised capital cost)",
+    "usd_per_mtok": f"USD per million output tokens served; capital: {ANNUITY_CAPITAL}",
     "shadow_prices": "see the unit column",
 }
 
@@ -193,7 +199,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         length = d.period_length[t]
         energy = d.energy_usd_per_unit_year[(h, s, t)]
         facility = d.facility_usd_per_unit_year[(h, s, t)]
-        maintenance = d.maintenance_fraction * base
+        maintenance = maintenance_usd_per_unit_year(base, d.maintenance_fraction)
         rows.append(
             {
                 **_when(d, t),
@@ -205,7 +211,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                 "accelerators": units * d.accelerators[h],
                 "power_kw_per_unit": d.power_kw[h],
                 "pue": d.pue[s],
-                "facility_mw": units * d.power_kw[h] * d.pue[s] / 1000.0,
+                "facility_mw": units * facility_mw_per_unit(d.power_kw[h], d.pue[s]),
                 "energy_usd_per_unit_year": energy,
                 "facility_usd_per_unit_year": facility,
                 "maintenance_usd_per_unit_year": maintenance,
@@ -327,7 +333,7 @@ def assignment_tables(
                 "site": s,
                 "units": units,
                 "tokens_per_s_per_unit": tps,
-                "tokens_per_day": units * tps * SECONDS_PER_DAY,
+                "tokens_per_day": units * tokens_per_day(tps),
             }
         )
     return (
@@ -396,7 +402,7 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
         p2a = d.peak_to_average[w]
         unmet_peak = sol.unmet_inf.get((w, t), 0.0) * MTOK
         length = d.period_length[t]
-        unmet_tokens = unmet_peak / p2a * DAYS_PER_YEAR * length
+        unmet_tokens = tokens_over_years(unmet_peak / p2a, length)
         rows.append(
             {
                 **_when(d, t),
@@ -409,7 +415,7 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
                 "prefill_capacity_tokens_per_day": prefill[(w, str(t))],
                 "unmet_peak_tokens_per_day": unmet_peak,
                 "unmet_share": unmet_peak / (per_day * p2a) if per_day > 0 else 0.0,
-                "served_tokens": (per_day * p2a - unmet_peak) / p2a * DAYS_PER_YEAR * length,
+                "served_tokens": tokens_over_years((per_day * p2a - unmet_peak) / p2a, length),
                 "length_years": length,
                 "unmet_tokens": unmet_tokens,
                 "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
@@ -512,7 +518,9 @@ def limits_tables(
     for (s, t), cap in d.power_cap_mw.items():
         used = float(power_used.get((str(t), s), 0.0))
         unit_mw = [
-            d.power_kw[h] * d.pue[s] / 1000 for h, site in d.period_buys.get(t, ()) if site == s
+            facility_mw_per_unit(d.power_kw[h], d.pue[s])
+            for h, site in d.period_buys.get(t, ())
+            if site == s
         ]
         room = tiny * cap if d.relax else max(_smallest(unit_mw, 0.0), tiny * cap)
         power.append(
@@ -647,7 +655,9 @@ def costs_table(
                     "usd_pv": usd * factor,
                 }
             )
-    return _frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+    out = _frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+    out.attrs["capital_convention"] = CASH_CAPITAL
+    return out
 
 
 def costs_by_year(costs: pd.DataFrame) -> pd.DataFrame:
@@ -674,13 +684,20 @@ def fleet_by_year(
 def usd_per_mtok_table(
     d: ModelData, inference_split: dict[tuple, float], fleet: pd.DataFrame, served: pd.DataFrame
 ) -> pd.DataFrame:
-    """Realised cost per Mtok served, per workload and year.
+    """Realised cost per Mtok served, per workload and period.
 
     Each unit assigned to a workload (divided by availability, to carry its share of
     spares) is charged its annualised cost: capital recovery of its vintage's price
     (wacc, lifetime) plus energy, facility and maintenance; rented units their rent.
-    Divided by the Mtok actually served in the year. Cash capex is lumpy, so this uses
-    capital recovery — the $/Mtok an operator would quote.
+    Divided by the Mtok actually served in the period.
+
+    Capital convention: **capital recovery (annuity, wacc, life)**, ``price · CRF``
+    each year, as :func:`planner.economics.unit_cost` and ``planner throughput``
+    charge it — the $/Mtok an operator would quote. The objective and the costs table
+    instead book cash capex at purchase less a straight-line residual value at the
+    horizon end (``planner.economics.CASH_CAPITAL``); over a whole life both recover
+    the price, but period by period they differ. The table's
+    ``attrs["capital_convention"]`` names the convention (``ANNUITY_CAPITAL``).
     """
     fleet = fleet.assign(
         annual=fleet["units"]
@@ -726,7 +743,9 @@ def usd_per_mtok_table(
                 "usd_per_mtok": usd / mtok if mtok > 0 else float("nan"),
             }
         )
-    return _frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    out = _frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    out.attrs["capital_convention"] = ANNUITY_CAPITAL
+    return out
 
 
 SHADOW_COLUMNS = [

@@ -192,7 +192,7 @@ def test_usd_per_mtok() -> None:
     # A unit costing $31.536M a year serving 1,000 tokens/s: 31.536e9 tokens a year, $1/ktok.
     assert usd_per_mtok(31.536e6, 1_000.0) == pytest.approx(1_000.0)
     assert usd_per_mtok(31.536e6, 1_000.0, load_factor=0.5) == pytest.approx(2_000.0)
-    cost = UnitCost(1.0, 1.0, 1.0, 1.0, 4.0, 8)
+    cost = UnitCost(1.0, 1.0, 1.0, 1.0, 4.0, 8, price_usd=5.0)
     assert cost.usd_per_accelerator_hour == pytest.approx(4.0 / (8 * 8760))
 
 

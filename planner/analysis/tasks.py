@@ -31,6 +31,7 @@ from planner.analysis.params import Change, apply_changes
 from planner.errors import InputError, PlannerError, SolverError
 from planner.results import Plan
 from planner.scenario.schema import Scenario
+from planner.units import DAYS_PER_YEAR
 
 Row = dict[str, Any]
 Tables = tuple[pd.DataFrame, pd.DataFrame]
@@ -286,7 +287,7 @@ def plan_row(plan: Plan) -> Row:
     capex = _by(t["purchases"], "year", "capex_usd")
     mw = _peak_mw_by_year(t["power"])
     served = t["served"]
-    demand = float((served["tokens_per_day"] * 365.25 * served["length_years"]).sum())
+    demand = float((served["tokens_per_day"] * DAYS_PER_YEAR * served["length_years"]).sum())
     unmet = float(h["unmet_inference_tokens"])
     training = t["training"]
     flops_needed = float(training["flops_required"].sum()) if len(training) else 0.0

@@ -24,9 +24,9 @@ from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, TableRef, criterion, sum_where, table
 from planner.export.sheets.costs import CASH_ROW, LABELS
 from planner.results import COST_CATEGORIES, Plan
+from planner.units import MTOK
 
 TITLE = "Charts"
-MTOK = 1e6
 SLOT_ROWS = 22  # rows between the tops of two charts (a chart is ~18 rows high)
 
 

@@ -107,7 +107,7 @@ def build_workbook(
     # the plan, each cost a formula of the inputs
     write_purchases(book, plan)
     write_fleet(book, plan, scenario)
-    write_rentals(book, plan)
+    write_rentals(book, plan, scenario)
     write_assignment(book, plan)
     write_utilisation(book, plan)
     write_served(book, plan)

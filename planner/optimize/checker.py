@@ -14,15 +14,21 @@ from itertools import pairwise
 
 import pandas as pd
 
-from planner.optimize.data import DAYS_PER_YEAR, RENTED, SECONDS_PER_DAY
+from planner.economics import (
+    discount_factor,
+    facility_mw_per_unit,
+    period_discount_factors,
+    residual_fraction,
+    tokens_over_years,
+    tokens_per_day,
+)
 from planner.results import COST_CATEGORIES, Plan
+from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5
 """Relative tolerance of every comparison (solver feasibility tolerances are ~1e-7)."""
 EPS_YEARS = 1e-9
 """Slack on comparisons of fractional-year starts (monthly starts are not exact floats)."""
-PFLOP = 1e15
-MTOK = 1e6
 
 
 def _close(a: float, b: float, scale: float = 1.0) -> bool:
@@ -122,7 +128,11 @@ def _check_limits(plan: Plan) -> list[str]:
     t = plan.tables
     out = []
     fleet = t["fleet"]
-    mw = fleet["units"] * fleet["power_kw_per_unit"] * fleet["pue"] / 1000.0
+    per_unit = [
+        facility_mw_per_unit(kw, pue)
+        for kw, pue in zip(fleet["power_kw_per_unit"], fleet["pue"], strict=True)
+    ]
+    mw = fleet["units"] * pd.Series(per_unit, index=fleet.index, dtype=float)
     used = _sum(fleet.assign(mw=mw), ["period", "site"], "mw")
     for row in t["power"].itertuples(index=False):
         mine = used.get((row.period, row.site), 0.0)
@@ -161,7 +171,7 @@ def _check_limits(plan: Plan) -> list[str]:
 def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
     """Capacity at peak + unmet ≥ peak demand (and the same for prefill when split)."""
     per_day = inference.assign(
-        tpd=inference["units"] * inference["tokens_per_s_per_unit"] * SECONDS_PER_DAY
+        tpd=inference["units"] * inference["tokens_per_s_per_unit"].map(tokens_per_day)
     )
     output = _sum(per_day[per_day["role"] != "prefill"], ["period", "workload"], "tpd")
     prefill = _sum(per_day[per_day["role"] == "prefill"], ["period", "workload"], "tpd")
@@ -180,8 +190,8 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
             need = q * (row.peak_tokens_per_day - row.unmet_peak_tokens_per_day)
             if not _at_most(need, prefill.get(key, 0.0), MTOK):
                 out.append(f"{row.period}: {row.workload} prefill capacity short of {need:.6g}")
-        expected = (
-            row.unmet_peak_tokens_per_day / row.peak_to_average * DAYS_PER_YEAR * row.length_years
+        expected = tokens_over_years(
+            row.unmet_peak_tokens_per_day / row.peak_to_average, row.length_years
         )
         if not _close(row.unmet_tokens, expected, MTOK):
             out.append(f"{row.period}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
@@ -220,16 +230,16 @@ def _check_costs(plan: Plan) -> list[str]:
     end = periods.loc[last, "start_year"] + periods.loc[last, "length_years"]
     start = periods["start_year"].iloc[0]
     wacc = plan.parameters["wacc"]
-    factor = {p: (1 + wacc) ** -(periods.loc[p, "start_year"] - start) for p in periods.index}
-    factor_end = (1 + wacc) ** -(end - start)
+    factor = period_discount_factors(wacc, periods["start_year"].to_dict(), start)
+    factor_end = discount_factor(wacc, end - start)
     length = periods["length_years"].to_dict()
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     p = t["purchases"]
     for row in p.itertuples(index=False):
         amounts[(row.period, "capex")] += row.units * row.price_usd
         bought_at = periods.loc[row.period, "start_year"]
-        left = max(0.0, bought_at + row.lifetime_years - end) / row.lifetime_years
-        amounts[(last, "residual")] -= row.units * row.price_usd * min(left, 1.0)
+        left = residual_fraction(bought_at, row.lifetime_years, end)
+        amounts[(last, "residual")] -= row.units * row.price_usd * left
     for row in t["rentals"].itertuples(index=False):
         amounts[(row.period, "rent")] += row.units * row.usd_per_unit_year * length[row.period]
     for row in t["fleet"].itertuples(index=False):

@@ -13,7 +13,7 @@ them by that module's rules (rates at the period start, levels held, per-year fl
 times the period length). Lifetimes, windows and discounting stay in years whatever the
 period length. Internal units keep the model well scaled:
 
-* money in USD millions (``USD_SCALE``),
+* money in USD millions (:data:`planner.units.USD_SCALE`),
 * inference demand and throughput in million tokens per day (Mtok/day),
 * training work in ZFLOP (1e21 FLOP),
 * power in MW of facility load (IT × PUE).
@@ -30,6 +30,18 @@ from typing import Any
 import pandas as pd
 
 from planner.catalog.schema import HardwareSpec
+from planner.economics import (
+    discount_factor,
+    energy_usd_per_unit_year,
+    facility_usd_per_unit_year,
+    period_discount_factors,
+    rent_usd_per_unit_year,
+    residual_fraction,
+    site_pue,
+    site_rates,
+    tokens_per_day,
+    unit_price_usd,
+)
 from planner.errors import InputError, Problem
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.periods import (
@@ -42,24 +54,33 @@ from planner.scenario.periods import (
 )
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import HardwareChoice, Scenario
-
-USD_SCALE = 1e6
-"""Model money unit: one million USD."""
-MTOK = 1e6
-ZFLOP = 1e21
-SECONDS_PER_DAY = 86_400.0
-DAYS_PER_YEAR = 365.25
-SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
-HOURS_PER_YEAR = 8760.0
-"""Hours in a billing year (energy and rentals), the usual 365 × 24."""
-RENTED = "(rented)"
-"""Virtual site of rented capacity: no power cap, no facility, billed per hour."""
+from planner.units import (
+    DAYS_PER_YEAR,
+    HOURS_PER_YEAR,
+    MTOK,
+    RENTED,
+    SECONDS_PER_YEAR,
+    USD_SCALE,
+    ZFLOP,
+)
 
 Key = tuple[Any, ...]
 """An index tuple: strings for names, period labels (the year for yearly periods, else
 e.g. ``"2027Q3"``) and install years (ints)."""
 
-__all__ = ["RENTED", "USD_SCALE", "Key", "ModelData", "Period", "PeriodLabel", "build_data"]
+__all__ = [
+    # The unit constants stay importable from here for the optimiser's modules.
+    "DAYS_PER_YEAR",
+    "HOURS_PER_YEAR",
+    "MTOK",
+    "RENTED",
+    "USD_SCALE",
+    "Key",
+    "ModelData",
+    "Period",
+    "PeriodLabel",
+    "build_data",
+]
 
 
 @dataclass(frozen=True)
@@ -373,8 +394,10 @@ def _discounting(ctx: _Context) -> Fields:
     labels = [p.label for p in ctx.periods]
     return {
         "period_length": {p.label: p.length_years for p in ctx.periods},
-        "discount_factor": {p.label: (1 + wacc) ** -(p.start - first) for p in ctx.periods},
-        "discount_factor_end": (1 + wacc) ** -(ctx.periods[-1].end - first),
+        "discount_factor": period_discount_factors(
+            wacc, {p.label: p.start for p in ctx.periods}, first
+        ),
+        "discount_factor_end": discount_factor(wacc, ctx.periods[-1].end - first),
         "previous_period": dict(zip(labels[1:], labels, strict=False)),
     }
 
@@ -394,9 +417,8 @@ def _purchases(ctx: _Context, useful: set[str]) -> Fields:
         for p in ctx.periods:
             if not ctx.released(h, p):
                 continue
-            series = choice.price_usd
-            price[(h, p.label)] = ctx.specs[h].price_usd if series is None else rate_at(series, p)
-            residual[(h, p.label)] = min(1.0, max(0.0, p.start + life - horizon_end) / life)
+            price[(h, p.label)] = unit_price_usd(choice, ctx.specs[h], p.start)
+            residual[(h, p.label)] = residual_fraction(p.start, life, horizon_end)
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
     return {"buy_index": tuple(buy_index), "price_usd": price, "residual_fraction": residual}
 
@@ -454,24 +476,19 @@ def _fleet(ctx: _Context, f: Fields) -> Fields:
 
 def _site_economics(ctx: _Context, f: Fields) -> Fields:
     """Energy and facility cost per unit-year, PUE and power caps, per site and period."""
-    fin = ctx.scenario.finance
+    utilisation = ctx.scenario.finance.utilisation
     rows = {s.name: s for s in ctx.scenario.sites}
-    pue = {s: rows[s].pue or fin.pue for s in ctx.sites}
+    pue = {s: site_pue(ctx.scenario, rows[s]) for s in ctx.sites}
     period = {p.label: p for p in ctx.periods}
     energy: dict[Key, float] = {}
     facility: dict[Key, float] = {}
     for h, s, t in f["fleet_index"]:
-        site = rows[s]
-        kwh_series = site.electricity_usd_per_kwh or fin.electricity_usd_per_kwh
-        kw_year_series = (
-            fin.facility_usd_per_kw_year
-            if site.facility_usd_per_kw_year is None
-            else site.facility_usd_per_kw_year
-        )
+        rates = site_rates(ctx.scenario, rows[s], period[t].start)
         kw = ctx.specs[h].power_kw
-        usd_per_kwh = rate_at(kwh_series, period[t])
-        energy[(h, s, t)] = kw * pue[s] * fin.utilisation * HOURS_PER_YEAR * usd_per_kwh
-        facility[(h, s, t)] = kw * rate_at(kw_year_series, period[t])
+        energy[(h, s, t)] = energy_usd_per_unit_year(
+            kw, rates.pue, utilisation, rates.electricity_usd_per_kwh
+        )
+        facility[(h, s, t)] = facility_usd_per_unit_year(kw, rates.facility_usd_per_kw_year)
     return {
         "pue": pue,
         "energy_usd_per_unit_year": energy,
@@ -496,7 +513,7 @@ def _rentals(ctx: _Context, useful: set[str]) -> Fields:
                 continue
             index.append((h, p.label))
             rate = rate_at(offer.usd_per_accelerator_hour, p)
-            cost[(h, p.label)] = rate * HOURS_PER_YEAR * acc
+            cost[(h, p.label)] = rent_usd_per_unit_year(rate, acc)
             if offer.max_accelerators is not None:
                 cap[(h, p.label)] = level_at(offer.max_accelerators, p) / acc
     return {"rent_index": tuple(index), "rent_usd_per_unit_year": cost, "rent_max_units": cap}
@@ -585,7 +602,7 @@ def _inference(ctx: _Context, f: Fields) -> Fields:
                     tps = f["inf_tokens_per_s"].get((w, role, h))
                     if tps is None:
                         continue
-                    rate[(w, role, h)] = tps * SECONDS_PER_DAY / MTOK
+                    rate[(w, role, h)] = tokens_per_day(tps) / MTOK
                     if (h, p.label) in f["places"]:
                         index.append((w, role, h, p.label))
     return {

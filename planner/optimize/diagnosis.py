@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from planner.optimize.data import MTOK, ModelData, PeriodLabel
+from planner.economics import facility_mw_per_unit
+from planner.optimize.data import ModelData, PeriodLabel
+from planner.units import MTOK, ZFLOP
 
 UNMET_SHARE = 1e-4
 """Unmet shares below this are reported as served."""
@@ -133,7 +135,7 @@ def _moves(
     """Estimated moves of each binding limit; ``need`` maps hardware → units required."""
     moves = []
     for s in sites:
-        mw = {h: u * d.power_kw[h] * d.pue[s] / 1000 for h, u in need.items()}
+        mw = {h: u * facility_mw_per_unit(d.power_kw[h], d.pue[s]) for h, u in need.items()}
         best = _best(mw)
         if best:
             moves.append(
@@ -236,7 +238,7 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
                 "(see the perf model's training table)."
             )
             continue
-        unmet = row.unmet_flops / 1e21
+        unmet = row.unmet_flops / ZFLOP
         need = {h: unmet / (z * d.availability) for h, z in rates.items()}
         sites, budget, capped = set(), False, set()
         for p in (p for p in d.periods if first <= p.year <= last):

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from planner.economics import in_year_factor
 from planner.errors import InputError, Problem, SolverError
 from planner.optimize.data import USD_SCALE, build_data
 from planner.optimize.solve import SolverOptions
@@ -165,7 +166,7 @@ def finite_differences(
         slope_down = None if down is None else (down - base) / step
         value = slope_up if slope_up is not None else slope_down
         # Present value → that year's money (the plan discounts from the horizon start).
-        factor = (1 + scenario.finance.wacc) ** ((year or years[0]) - years[0])
+        factor = in_year_factor(scenario.finance.wacc, (year or years[0]) - years[0])
         yearly = scenario.horizon.periods_per_year == 1
         rows.append(
             {

@@ -30,7 +30,9 @@ By linearity each variable gets one present-value coefficient, and the model is 
 from those, in USD millions: a purchase carries its price, its maintenance over its
 life inside the horizon and minus its residual value; each installed unit-period its
 energy and facility cost (whoever bought it); each kept existing unit-period its
-maintenance; rentals and slacks their own cost.
+maintenance; rentals and slacks their own cost. The per-unit rates (energy, facility,
+maintenance, rent, residual fraction, discount factors) are :mod:`planner.economics`'s,
+the same functions ``planner throughput`` quotes unit costs with.
 """
 
 from __future__ import annotations
@@ -40,11 +42,11 @@ from typing import Any
 
 import pyomo.environ as pyo
 
-from planner.optimize.data import DAYS_PER_YEAR, USD_SCALE, ZFLOP, Key, ModelData
+from planner.economics import maintenance_usd_per_unit_year
+from planner.optimize.data import Key, ModelData
 from planner.optimize.linear import linear
 from planner.optimize.variables import Vars
-
-PFLOP = 1e15
+from planner.units import DAYS_PER_YEAR, PFLOP, USD_SCALE, ZFLOP
 
 
 def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
@@ -63,7 +65,8 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         buy[(h, s, v)] = (
             df[v] * price
             - d.discount_factor_end * d.residual_fraction[(h, v)] * price
-            + d.maintenance_fraction * price * (years_pv[last] - years_pv[first])
+            + maintenance_usd_per_unit_year(price, d.maintenance_fraction)
+            * (years_pv[last] - years_pv[first])
         )
     installed = {
         (h, s, t): df[t]
@@ -72,7 +75,9 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         for h, s, t in d.fleet_index
     }
     kept = {
-        (h, s, i, t): df[t] * length[t] * d.maintenance_fraction * d.existing_price_usd[(h, s, i)]
+        (h, s, i, t): df[t]
+        * length[t]
+        * maintenance_usd_per_unit_year(d.existing_price_usd[(h, s, i)], d.maintenance_fraction)
         for h, s, i, t in d.existing_index
     }
     rent = {k: df[k[1]] * length[k[1]] * d.rent_usd_per_unit_year[k] for k in d.rent_index}

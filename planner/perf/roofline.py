@@ -19,11 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from planner.catalog.schema import BYTES_PER_PARAM, HardwareSpec, ModelSpec
 from planner.perf.efficiency import Efficiency
 from planner.scenario.checks import USABLE_MEMORY_FRACTION
-
-GB = 1e9
-TB = 1e12
-TERA = 1e12
-BILLION = 1e9
+from planner.units import BILLION, GB, TB, TERA
 
 ACTIVATION_BYTES = 2.0
 """Bytes per activation element exchanged between accelerators (bf16)."""

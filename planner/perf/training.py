@@ -20,10 +20,15 @@ import pandas as pd
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario, TrainingRun
+from planner.units import (
+    BILLION,
+    DAYS_PER_YEAR,
+    HOURS_PER_DAY,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    TERA,
+)
 
-SECONDS_PER_HOUR = 3600.0
-SECONDS_PER_DAY = 86_400.0
-DAYS_PER_YEAR = 365.25
 MAX_ACCELERATORS = 2_000_000
 _MAX_NEWTON_STEPS = 100
 
@@ -67,7 +72,7 @@ def training_flops(
     """
     if flops is not None:
         return float(flops)
-    total = 6.0 * active_params_b * 1e9 * tokens
+    total = 6.0 * active_params_b * BILLION * tokens
     if layers is not None and context_tokens is not None and hidden_size is not None:
         total += 6.0 * layers * context_tokens * hidden_size * tokens
     return total
@@ -81,7 +86,7 @@ def sustained_flops_per_accelerator(hw: HardwareSpec, precision: str, mfu: float
     peak = hw.peak_tflops(precision)
     if peak is None:
         raise ValueError(f"{hw.id} has no peak TFLOPS at {precision}")
-    return peak * 1e12 * mfu
+    return peak * TERA * mfu
 
 
 def expected_wall_time(
@@ -291,7 +296,7 @@ def training_row(
         return _infeasible_row(base, f"{hw.id} has no peak TFLOPS at {run.precision}")
     if mfu <= 0:
         return _infeasible_row(base, "MFU is 0; set the run's mfu or the hardware's mfu_training")
-    sustained = peak * 1e12 * mfu
+    sustained = peak * TERA * mfu
     mtbf = run.mtbf_hours_per_accelerator or hw.mtbf_hours_per_accelerator
     size = cluster_size_for_window(
         flops,
@@ -314,7 +319,7 @@ def training_row(
         "cluster_units": size.units,
         "goodput": size.goodput,
         "days_to_finish": size.days_to_finish,
-        "accelerator_hours": size.accelerators * size.days_to_finish * 24.0,
+        "accelerator_hours": size.accelerators * size.days_to_finish * HOURS_PER_DAY,
         "training_tokens_per_s_per_unit": flops_per_s_per_unit / (flops / run.tokens),
         "training_flops_per_s_per_unit": flops_per_s_per_unit,
     }

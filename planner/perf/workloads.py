@@ -9,9 +9,10 @@ prefix-cache hits and flat load (peak-to-average 1).
 from __future__ import annotations
 
 from planner.scenario.schema import InferenceWorkload, Scenario, TrainingRun
+from planner.units import DAYS_PER_YEAR
 
 ROLLOUT_SUFFIX = "-rollouts"
-DAYS_PER_YEAR = 365.25
+__all__ = ["DAYS_PER_YEAR", "active_years", "rollout_workload", "serving_workloads"]
 
 
 def rollout_workload(run: TrainingRun) -> InferenceWorkload:

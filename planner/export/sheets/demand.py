@@ -13,9 +13,7 @@ import pandas as pd
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, sum_where, table, write_table
 from planner.results import Plan
-
-MTOK = 1e6
-PFLOP = 1e15
+from planner.units import MTOK, PFLOP
 
 
 def write_served(book: Book, plan: Plan) -> None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from planner.economics import rental_usd_per_accelerator_hour, site_rates
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
-from planner.optimize.data import HOURS_PER_YEAR
 from planner.results import Plan
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
+from planner.units import KW_PER_MW
 
 
 def _hw(book: Book, field: str, row: Row) -> str:
@@ -70,11 +71,16 @@ def write_purchases(book: Book, plan: Plan) -> None:
 
 
 def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
-    """The fleet table plus the input rates its cost formulas read."""
+    """The fleet table plus the input rates its cost formulas read (the site's rates at
+    the period start, as :func:`planner.economics.site_rates` gives them to the optimiser)."""
     fleet = table(plan, "fleet")
-    utilisation = scenario.finance.utilisation
-    kw = fleet["power_kw_per_unit"]
-    bills = kw * fleet["pue"] * utilisation * HOURS_PER_YEAR
+    periods = table(plan, "periods")
+    start = dict(zip(periods[PERIOD], periods["start_year"].astype(float), strict=True))
+    sites = {s.name: s for s in scenario.sites}
+    rates = [
+        site_rates(scenario, sites[s], start[t])
+        for s, t in zip(fleet["site"], fleet[PERIOD], strict=True)
+    ]
     purchases = table(plan, "purchases")
     bought = dict(
         zip(
@@ -89,8 +95,12 @@ def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
         for h, v, origin in zip(fleet["hardware"], fleet["vintage"], fleet["origin"], strict=True)
     ]
     return fleet.assign(
-        electricity_usd_per_kwh=fleet["energy_usd_per_unit_year"] / bills.where(bills > 0),
-        facility_usd_per_kw_year=fleet["facility_usd_per_unit_year"] / kw,
+        electricity_usd_per_kwh=pd.Series(
+            [r.electricity_usd_per_kwh for r in rates], index=fleet.index, dtype=float
+        ),
+        facility_usd_per_kw_year=pd.Series(
+            [r.facility_usd_per_kw_year for r in rates], index=fleet.index, dtype=float
+        ),
         price_basis_usd=pd.Series(basis, index=fleet.index, dtype=float),
     )
 
@@ -135,7 +145,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             "facility_mw",
             "facility power (MW)",
             cells.DECIMAL2,
-            lambda r: f"={r.at('units')}*{r.at('power_kw_per_unit')}*{r.at('pue')}/1000",
+            lambda r: f"={r.at('units')}*{r.at('power_kw_per_unit')}*{r.at('pue')}/{KW_PER_MW:g}",
         ),
         Column(
             "electricity_usd_per_kwh",
@@ -183,14 +193,17 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     book.fit_widths(ws)
 
 
-def write_rentals(book: Book, plan: Plan) -> None:
+def write_rentals(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Rentals")
     frame = table(plan, "rentals")
     label = PERIOD
-    acc = frame["hardware"].map(plan.parameters["accelerators_per_unit"]).astype(float)
-    frame = frame.assign(
-        usd_per_accelerator_hour=frame["usd_per_unit_year"] / (HOURS_PER_YEAR * acc)
-    )
+    periods = table(plan, "periods")
+    start = dict(zip(periods[PERIOD], periods["start_year"].astype(float), strict=True))
+    rates = [
+        rental_usd_per_accelerator_hour(scenario, h, start[t])
+        for h, t in zip(frame["hardware"], frame[label], strict=True)
+    ]
+    frame = frame.assign(usd_per_accelerator_hour=pd.Series(rates, index=frame.index, dtype=float))
 
     def rate(r: Row) -> str:
         return f"={book.ref(('rent_rate', r['hardware'], r[label]))}"

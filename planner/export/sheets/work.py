@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
-from planner.optimize.data import RENTED, SECONDS_PER_DAY
 from planner.results import Plan
+from planner.units import RENTED, SECONDS_PER_DAY
 
 
 def write_assignment(book: Book, plan: Plan) -> None:

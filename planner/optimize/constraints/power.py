@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
+from planner.economics import facility_mw_per_unit
 from planner.optimize.data import ModelData
 from planner.optimize.linear import Row, add_rows
 from planner.optimize.variables import Vars
@@ -23,7 +24,10 @@ def add_power(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     rows: dict[tuple, Row] = {
         (s, t): (
             None,
-            [(d.power_kw[h] * d.pue[s] / 1000.0, installed[(h, s, t)]) for h in hardware],
+            [
+                (facility_mw_per_unit(d.power_kw[h], d.pue[s]), installed[(h, s, t)])
+                for h in hardware
+            ],
             d.power_cap_mw[(s, t)],
         )
         for (s, t), hardware in d.site_fleet.items()
