@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+import planner.scenario.paths as paths
 from planner.errors import InputError, Problem
-from planner.scenario import paths
 from planner.scenario.checks import check_scenario
 from planner.scenario.problems import (
     Origins,

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import planner.scenario.paths as paths
 from planner.errors import InputError, Problem
-from planner.scenario import paths
 from planner.scenario.meta import FieldMeta, field_at, field_meta
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario

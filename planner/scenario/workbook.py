@@ -36,8 +36,8 @@ from typing import Any
 from openpyxl import load_workbook
 from pydantic import ValidationError
 
+import planner.scenario.schema as schema
 from planner.errors import InputError, Problem
-from planner.scenario import schema
 from planner.scenario.checks import check_scenario
 from planner.scenario.problems import validation_problems
 from planner.scenario.workbook_layout import (

@@ -18,7 +18,7 @@ from typing import Any
 from openpyxl.utils import get_column_letter
 from pydantic import BaseModel
 
-from planner.scenario import schema
+import planner.scenario.schema as schema
 from planner.scenario.meta import field_meta
 from planner.scenario.series import Fill
 from planner.scenario.yamlio import Location
