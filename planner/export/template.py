@@ -295,7 +295,7 @@ def _kind_text(column: Column) -> str:
         return "one of: " + ", ".join(column.choices)
     text = _KINDS.get(column.kind, column.kind)
     if column.unit:
-        text += f" ({column.unit})"
+        text += f"; unit: {column.unit}"
     if column.fill is not None:
         text += f"; {_FILL_TEXT[column.fill]}"
     return text
@@ -304,6 +304,8 @@ def _kind_text(column: Column) -> str:
 def _default_text(sheet: Sheet, column: Column) -> str:
     if column.required:
         return "required"
+    if column.default_from:
+        return column.default_from
     own = {"id", "price_usd", "max_units_per_year", "sites"}
     if sheet.name in ("hardware", "models") and column.field not in own:
         return "catalog value"

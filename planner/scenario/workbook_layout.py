@@ -54,6 +54,8 @@ class Column:
     unit: str = ""
     fill: Fill | None = None
     """Year-indexed columns: how blank years are filled (planner.scenario.meta)."""
+    default_from: str | None = None
+    """The field a blank cell takes (a site's ``pue``: ``finance.pue``)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ def _column(model: type[BaseModel], name: str) -> Column:
         default=None if required else info.default,
         unit=what.unit,
         fill=what.fill,
+        default_from=what.default_from,
     )
 
 
