@@ -61,14 +61,14 @@ def field_meta(model: type[BaseModel], name: str) -> FieldMeta:
     return UNKNOWN
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+def model_in(annotation: Any) -> type[BaseModel] | None:
     """The pydantic model a field holds (directly, in a list, or in an optional)."""
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return _model_in(typing.get_args(annotation)[0])
+        return model_in(typing.get_args(annotation)[0])
     if origin in (list, typing.Union, types.UnionType):
         for arg in typing.get_args(annotation):
-            found = _model_in(arg)
+            found = model_in(arg)
             if found is not None:
                 return found
         return None
@@ -89,7 +89,7 @@ def field_at(root: type[BaseModel], steps: list[str]) -> tuple[type[BaseModel], 
         if step.startswith("["):
             continue
         if name:
-            inner = _model_in(model.model_fields[name].annotation)
+            inner = model_in(model.model_fields[name].annotation)
             if inner is None:
                 break
             model = inner

@@ -8,13 +8,12 @@ each value's sheet, row and column).
 from __future__ import annotations
 
 import difflib
-import types
-import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from planner.errors import Problem
+from planner.scenario.meta import field_at, model_in
 from planner.scenario.schema import Scenario
 from planner.scenario.yamlio import Location
 
@@ -73,31 +72,14 @@ def data_at(data: Any, loc: Location) -> tuple[Location, Any]:
 
 def _model_at(loc: Location) -> type[BaseModel] | None:
     """The pydantic model class that holds the last key of ``loc``."""
-    current: Any = Scenario
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return None
-        field = current.model_fields.get(str(part))
-        if field is None:
-            return None
-        current = _unwrap(field.annotation)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _unwrap(annotation: Any) -> Any:
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin in (list, typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-            annotation = models[0] if models else args[0]
-            continue
-        if origin is typing.Annotated:
-            annotation = typing.get_args(annotation)[0]
-            continue
-        return annotation
+    steps = [str(part) for part in loc[:-1] if not isinstance(part, int)]
+    if not steps:
+        return Scenario
+    try:
+        model, name = field_at(Scenario, steps)
+    except KeyError:
+        return None
+    return model_in(model.model_fields[name].annotation)
 
 
 def _expected(message: str) -> str:
