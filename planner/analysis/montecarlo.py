@@ -19,10 +19,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from planner.analysis.params import Change, Parameter, prepare, sample
+from planner.analysis.params import Parameter, sample
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import SOLVED, Row, SolveSettings, Task
 from planner.scenario.schema import Scenario
+from planner.scenario.variants import Change, prepare
 
 PERCENTILES = (10, 50, 90)
 HISTOGRAM_BINS = 20

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from planner.analysis.params import Change, Parameter, prepare
+from planner.analysis.params import Parameter
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import SOLVED, Row, SolveSettings, Task
 from planner.errors import InputError, Problem
 from planner.scenario.schema import Scenario
+from planner.scenario.variants import Change, prepare
 
 METRIC = "objective_usd"
 """The NPV TCO a sweep ranks by: NPV cost plus penalties for unmet demand, USD."""

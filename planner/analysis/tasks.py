@@ -30,7 +30,8 @@ from pydantic import ValidationError
 from planner.analysis.params import Change, apply_changes
 from planner.errors import InputError, PlannerError, SolverError
 from planner.results import Plan
-from planner.scenario.schema import Scenario
+from planner.scenario.meta import perf_free_fields
+from planner.scenario.schema import HardwareChoice, InferenceWorkload, Scenario
 from planner.units import DAYS_PER_YEAR
 
 Row = dict[str, Any]
@@ -105,8 +106,8 @@ def text_keys(value: Any) -> Any:
 
 _TABLES: OrderedDict[str, Tables] = OrderedDict()
 _NOT_PERF = {
-    "hardware": ("price_usd", "max_units_per_year", "sites"),
-    "inference": ("tokens_per_day", "peak_to_average"),
+    "hardware": perf_free_fields(HardwareChoice),
+    "inference": perf_free_fields(InferenceWorkload),
 }
 
 

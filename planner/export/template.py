@@ -28,7 +28,7 @@ from planner.catalog import hardware_catalog, model_catalog
 from planner.export import cells
 from planner.export.atomic import save_workbook_atomically
 from planner.scenario.schema import Scenario
-from planner.scenario.workbook import (
+from planner.scenario.workbook_layout import (
     FIELD_HEADERS,
     MAPPING_HEADERS,
     SERIES_KEYS,
@@ -270,7 +270,7 @@ _INTRO = (
     "Problems are reported with the sheet, row and column to fix.",
 )
 _README_HEADERS = ("sheet", "column or field", "kind", "default", "description")
-_README_WIDTHS = (18, 36, 34, 16, 100)
+_README_WIDTHS = (18, 36, 56, 16, 100)
 _KINDS = {
     "number": "number",
     "integer": "whole number",
@@ -284,15 +284,28 @@ _KINDS = {
 }
 
 
+_FILL_TEXT = {
+    "geometric": "blank years grow geometrically between given years",
+    "hold": "blank years hold the last given value",
+}
+
+
 def _kind_text(column: Column) -> str:
     if column.choices:
         return "one of: " + ", ".join(column.choices)
-    return _KINDS.get(column.kind, column.kind)
+    text = _KINDS.get(column.kind, column.kind)
+    if column.unit:
+        text += f"; unit: {column.unit}"
+    if column.fill is not None:
+        text += f"; {_FILL_TEXT[column.fill]}"
+    return text
 
 
 def _default_text(sheet: Sheet, column: Column) -> str:
     if column.required:
         return "required"
+    if column.default_from:
+        return column.default_from
     own = {"id", "price_usd", "max_units_per_year", "sites"}
     if sheet.name in ("hardware", "models") and column.field not in own:
         return "catalog value"

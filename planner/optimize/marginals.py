@@ -4,11 +4,16 @@ HiGHS gives no duals for a MILP, and LP duals describe a continuous fleet. For a
 the analyst names (``--marginal sites[texas].power_cap_mw.2028``) the MILP itself is
 re-solved with the value moved up and down by a step (1% of its value; at least 1 for
 whole-number fields), and the slope is reported as *cost saved per +1 unit* of the
-value (negative: the change adds cost). A trailing year moves that year alone: the
-series is first written out for every horizon year at its current values, so
-interpolation and hold-forward do not spread the change. Inputs are per year whatever
-the period length, so with quarterly periods a year's value moves all four quarters
-(the row's ``period`` is then empty; for yearly plans it is the year).
+value (negative: the change adds cost). The edit is made by
+:mod:`planner.scenario.variants`, as sweeps make theirs: a trailing year moves that
+year alone (the series is first written out for every horizon year at its current
+values, so interpolation and hold-forward do not spread the change), and a site field
+left to the finance default is written out first. When the perf model reads the moved
+field (``perf`` in :mod:`planner.scenario.meta`, e.g. ``finance.availability``, which
+shortens every training window), each re-solve recomputes the throughput tables.
+Inputs are per year whatever the period length, so with quarterly periods a year's
+value moves all four quarters (the row's ``period`` is then empty; for yearly plans it
+is the year).
 
 All solves use a MIP gap of at most ``MARGINAL_GAP``; the remaining gap bounds the
 error of each slope, reported as ``uncertainty``.
@@ -16,31 +21,31 @@ error of each slope, reported as ``uncertainty``.
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 from pydantic import ValidationError
 
 from planner.economics import in_year_factor
-from planner.errors import InputError, Problem, SolverError
+from planner.errors import SolverError
 from planner.optimize.data import USD_SCALE, build_data
 from planner.optimize.solve import SolverOptions
-from planner.scenario import paths
 from planner.scenario.schema import Scenario
-from planner.scenario.series import Fill, value_at
+from planner.scenario.variants import (
+    Change,
+    apply_changes,
+    path_meta,
+    prepare,
+    split_year,
+    whole_number,
+)
 
 log = logging.getLogger("planner.optimize")
 
 MARGINAL_GAP = 1e-4
 STEP_SHARE = 0.01
-HOLD_FIELDS = {"power_cap_mw", "capex_usd", "max_units_per_year", "max_accelerators"}
-"""Year-indexed fields held forward (the rest interpolate geometrically)."""
-PERF_FREE = {"sites", "budget", "finance", "rental", "existing_fleet", "penalties", "solver"}
-"""Sections the throughput tables do not depend on (no need to recompute them)."""
 COLUMNS = [
     "limit",
     "period",
@@ -60,51 +65,6 @@ COLUMNS = [
     "slope_down",
     "uncertainty",
 ]
-
-
-def _bad_path(path: str, message: str) -> InputError:
-    return InputError(
-        None,
-        Problem(
-            path=f"--marginal {path}",
-            message=message,
-            hint="name one number, e.g. sites[texas].power_cap_mw.2028 or budget.capex_usd.2027",
-        ),
-    )
-
-
-def moved_document(
-    doc: dict[str, Any], path: str, delta: float, years: list[int]
-) -> tuple[dict[str, Any], float, int | None, bool]:
-    """``doc`` with the value at ``path`` moved by ``delta``.
-
-    Also returns the current value, the year named (or None) and whether the field
-    holds whole numbers (then ``delta`` is rounded).
-    """
-    steps = paths.parse(path)
-    year = int(steps[-1]) if steps[-1].isdigit() else None
-    parent = path.rsplit(".", 1)[0] if year is not None else path
-    try:
-        current = paths.get(doc, parent)
-    except paths.PathError as exc:
-        raise _bad_path(path, str(exc)) from None
-    if year is not None:
-        if year not in years:
-            raise _bad_path(path, f"{year} is outside the horizon {years[0]}-{years[-1]}")
-        if not isinstance(current, int | float | dict) or isinstance(current, bool):
-            raise _bad_path(path, "this field is not a year-indexed value")
-        fill: Fill = "hold" if steps[-2] in HOLD_FIELDS else "geometric"
-        series = {y: value_at(current, y, fill) for y in years}
-        value = series[year]
-        series[year] = value + delta
-        return paths.set_value(doc, parent, series), value, year, False
-    if isinstance(current, dict):
-        raise _bad_path(path, "this value differs by year; add the year, e.g. PATH.2028")
-    if not isinstance(current, int | float) or isinstance(current, bool):
-        raise _bad_path(path, f"expected a number, found {current!r}")
-    whole = isinstance(current, int)
-    moved = current + (round(delta) if whole else delta)
-    return paths.set_value(doc, path, moved), float(current), None, whole
 
 
 def _step(current: float, whole: bool) -> float:
@@ -138,7 +98,12 @@ def finite_differences(
     relax: bool = False,
 ) -> pd.DataFrame:
     """One row per path: up and down slopes, in cost saved per +1 unit of the value."""
-    doc = scenario.model_dump(mode="python")
+    doc, currents = prepare(
+        scenario,
+        [Change(path, 0.0) for path in names],
+        where="--marginal {path}",
+        by_year_hint="add the year, e.g. {path}.{year}",
+    )
     years = scenario.horizon.year_list
     gap = MARGINAL_GAP if options.mip_gap is None else min(options.mip_gap, MARGINAL_GAP)
     tight = replace(options, mip_gap=gap)
@@ -146,19 +111,21 @@ def finite_differences(
     method = "LP finite difference" if relax else "MILP finite difference"
     rows = []
     for path in names:
-        _, current, year, whole = moved_document(doc, path, 0.0, years)
-        step = _step(current, whole)
+        current = currents[path]
+        assert current is not None  # prepare refuses a whole series without a year
+        year = split_year(path)[1]
+        step = _step(current, whole_number(doc, path))
+        perf = path_meta(split_year(path)[0]).perf
         objectives: dict[int, float | None] = {}
         gaps = [base_gap]
         for sign in (1, -1):
-            moved = moved_document(copy.deepcopy(doc), path, sign * step, years)[0]
+            moved = apply_changes(doc, [Change(path, current + sign * step)], years)
             try:
                 variant = Scenario.model_validate(moved)
             except ValidationError:
                 objectives[sign] = None  # e.g. a cap moved below zero: one-sided
                 continue
-            first = paths.parse(path)[0]
-            own = tables if first in PERF_FREE or "price_usd" in path else _tables(variant)
+            own = _tables(variant) if perf else tables
             objectives[sign], g = _solve(variant, own, tight, relax)
             gaps.append(g)
         up, down = objectives.get(1), objectives.get(-1)

@@ -43,12 +43,21 @@ of 2027Q3 with the horizon starting in 2026 is discounted by (1 + wacc)^−1.5).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from planner.scenario.series import YearValue, value_at
 
-if TYPE_CHECKING:
-    from planner.scenario.schema import Horizon
+
+class HorizonLike(Protocol):
+    """What the periods of a horizon depend on (``planner.scenario.schema.Horizon``)."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def years(self) -> int: ...
+    @property
+    def periods_per_year(self) -> int: ...
+
 
 PERIODS_PER_YEAR = (1, 2, 4, 12)
 """The period lengths a horizon may use: years, halves, quarters, months."""
@@ -117,7 +126,7 @@ def make_periods(start: int, years: int, periods_per_year: int = 1) -> tuple[Per
     )
 
 
-def horizon_periods(horizon: Horizon) -> tuple[Period, ...]:
+def horizon_periods(horizon: HorizonLike) -> tuple[Period, ...]:
     """The periods of a scenario's horizon."""
     return make_periods(horizon.start, horizon.years, horizon.periods_per_year)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
+from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -21,6 +22,8 @@ Year = Annotated[int, Field(ge=1990, le=2100)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 PositiveYearValue = PositiveFloat | dict[Year, PositiveFloat]
 NonNegativeYearValue = NonNegativeFloat | dict[Year, NonNegativeFloat]
+PUE_UNIT = "facility power / IT power"
+FACILITY_UNIT = "USD per kW of IT load per year"
 
 
 class _Section(BaseModel):
@@ -34,11 +37,11 @@ class _Section(BaseModel):
 
 
 class Horizon(_Section):
-    start: Year
+    start: Annotated[Year, meta(perf=False, unit="year")]
     """First planning year."""
-    years: int = Field(ge=1, le=30)
+    years: Annotated[int, meta(perf=False, unit="years")] = Field(ge=1, le=30)
     """Number of years planned."""
-    periods_per_year: Literal[1, 2, 4, 12] = 1
+    periods_per_year: Annotated[Literal[1, 2, 4, 12], meta(perf=False, unit="periods")] = 1
     """Periods per year: 1 yearly, 2 half-years, 4 quarters, 12 months. Inputs stay per
     year; planner.scenario.periods says how each is spread over shorter periods."""
 
@@ -68,37 +71,66 @@ class Horizon(_Section):
 
 
 class Finance(_Section):
-    wacc: Fraction = 0.10
+    wacc: Annotated[Fraction, meta(perf=False, unit="per year")] = 0.10
     """Discount rate for NPV and capital recovery, per year."""
-    pue: float = Field(default=1.25, ge=1.0, le=3.0)
+    pue: Annotated[float, meta(perf=False, unit=PUE_UNIT)] = Field(default=1.25, ge=1.0, le=3.0)
     """Power usage effectiveness: facility power / IT power."""
-    electricity_usd_per_kwh: PositiveYearValue = 0.07
+    electricity_usd_per_kwh: Annotated[
+        PositiveYearValue, meta(perf=False, unit="USD/kWh", fill="geometric")
+    ] = 0.07
     """Electricity price, USD per kWh (sites may override)."""
-    facility_usd_per_kw_year: NonNegativeYearValue = 1500.0
+    facility_usd_per_kw_year: Annotated[
+        NonNegativeYearValue, meta(perf=False, unit=FACILITY_UNIT, fill="geometric")
+    ] = 1500.0
     """Data-centre cost per kW of IT load per year (lease or amortised build), USD."""
-    maintenance_fraction_of_capex_per_year: Fraction = 0.03
+    maintenance_fraction_of_capex_per_year: Annotated[
+        Fraction, meta(perf=False, unit="share of price per year")
+    ] = 0.03
     """Yearly maintenance and support as a fraction of purchase price."""
-    utilisation: Fraction = 0.8
+    utilisation: Annotated[Fraction, meta(perf=False, unit="share of nameplate power")] = 0.8
     """Average fraction of nameplate IT power drawn (for the energy bill)."""
-    availability: Fraction = 0.95
-    """Fraction of installed units available for work (maintenance, spares)."""
+    availability: Annotated[Fraction, meta(perf=True, unit="share of units")] = 0.95
+    """Fraction of installed units available for work (maintenance, spares); the perf
+    model also shortens each training window by it."""
 
 
 class Site(_Section):
-    name: Name
+    name: Annotated[Name, meta(perf=False)]
     """Site id used by existing_fleet rows and in results."""
-    power_cap_mw: PositiveYearValue
+    power_cap_mw: Annotated[
+        PositiveYearValue, meta(perf=False, unit="MW (facility, IT × PUE)", fill="hold")
+    ]
     """Facility power available (IT × PUE), MW; held from the last given year."""
-    electricity_usd_per_kwh: PositiveYearValue | None = None
+    electricity_usd_per_kwh: Annotated[
+        PositiveYearValue | None,
+        meta(
+            perf=False,
+            unit="USD/kWh",
+            fill="geometric",
+            default_from="finance.electricity_usd_per_kwh",
+        ),
+    ] = None
     """Overrides finance.electricity_usd_per_kwh for this site."""
-    pue: float | None = Field(default=None, ge=1.0, le=3.0)
+    pue: Annotated[float | None, meta(perf=False, unit=PUE_UNIT, default_from="finance.pue")] = (
+        Field(default=None, ge=1.0, le=3.0)
+    )
     """Overrides finance.pue for this site."""
-    facility_usd_per_kw_year: NonNegativeYearValue | None = None
+    facility_usd_per_kw_year: Annotated[
+        NonNegativeYearValue | None,
+        meta(
+            perf=False,
+            unit=FACILITY_UNIT,
+            fill="geometric",
+            default_from="finance.facility_usd_per_kw_year",
+        ),
+    ] = None
     """Overrides finance.facility_usd_per_kw_year for this site."""
 
 
 class Budget(_Section):
-    capex_usd: PositiveYearValue | None = None
+    capex_usd: Annotated[
+        PositiveYearValue | None, meta(perf=False, unit="USD per year", fill="hold")
+    ] = None
     """Capital budget per year, USD; held from the last given year; absent = unlimited."""
 
 
@@ -127,11 +159,15 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
     """Catalog id, e.g. ``gb200-nvl72``."""
-    price_usd: PositiveYearValue | None = None
+    price_usd: Annotated[
+        PositiveYearValue | None, meta(perf=False, unit="USD per unit", fill="geometric")
+    ] = None
     """Price per unit, USD (a number or {year: price}); default: the catalog price."""
-    max_units_per_year: PositiveYearValue | None = None
+    max_units_per_year: Annotated[
+        PositiveYearValue | None, meta(perf=False, unit="units per year", fill="hold")
+    ] = None
     """Supply cap: most units that can be bought per year (all sites); absent = unlimited."""
-    sites: list[Name] | None = None
+    sites: Annotated[list[Name] | None, meta(perf=False)] = None
     """Sites where this hardware may be installed; absent = every site."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
@@ -167,49 +203,57 @@ class ModelChoice(
 
 
 class Rental(_Section):
-    hardware: str
+    hardware: Annotated[str, meta(perf=False)]
     """Hardware id (must be listed under ``hardware``)."""
-    usd_per_accelerator_hour: PositiveYearValue
+    usd_per_accelerator_hour: Annotated[
+        PositiveYearValue, meta(perf=False, unit="USD per accelerator-hour", fill="geometric")
+    ]
     """Rental price, USD per accelerator-hour."""
-    max_accelerators: PositiveYearValue | None = None
+    max_accelerators: Annotated[
+        PositiveYearValue | None, meta(perf=False, unit="accelerators", fill="hold")
+    ] = None
     """Most accelerators that can be rented in a year; absent = unlimited."""
 
 
 class ExistingFleet(_Section):
-    hardware: str
+    hardware: Annotated[str, meta(perf=False)]
     """Hardware id (must be listed under ``hardware``)."""
-    site: str
+    site: Annotated[str, meta(perf=False)]
     """Site name."""
-    units: int = Field(ge=1)
+    units: Annotated[int, meta(perf=False, unit="units")] = Field(ge=1)
     """Units installed."""
-    installed: Year
+    installed: Annotated[Year, meta(perf=False, unit="year")]
     """Year installed; units retire after the hardware's lifetime_years."""
 
 
 class TrainingRun(_Section):
-    name: Name
+    name: Annotated[Name, meta(perf=True)]
     """Run id."""
     model: str
     """Model id (must be listed under ``models``)."""
-    tokens: PositiveFloat
+    tokens: Annotated[PositiveFloat, meta(perf=True, unit="tokens")]
     """Training tokens."""
     precision: Precision = "bf16"
     """Compute precision (bf16, fp8, fp4)."""
-    window: list[Year] = Field(min_length=2, max_length=2)
+    window: Annotated[list[Year], meta(perf=True, unit="year")] = Field(min_length=2, max_length=2)
     """[first year, last year]: the run must finish inside these years."""
-    flops: PositiveFloat | None = None
+    flops: Annotated[PositiveFloat | None, meta(perf=True, unit="FLOP")] = None
     """Total training FLOPs; overrides 6 · active params · tokens."""
-    mfu: Fraction | None = None
+    mfu: Annotated[Fraction | None, meta(perf=True, unit="share of peak")] = None
     """Model-FLOPs utilisation; overrides the hardware's catalog default."""
-    checkpoint_stall_s: PositiveFloat = 20.0
+    checkpoint_stall_s: Annotated[PositiveFloat, meta(perf=True, unit="s")] = 20.0
     """Seconds training stalls to write one checkpoint (δ)."""
-    restart_s: PositiveFloat = 444.0
+    restart_s: Annotated[PositiveFloat, meta(perf=True, unit="s")] = 444.0
     """Seconds to detect a failure, restart and reload (R)."""
-    mtbf_hours_per_accelerator: PositiveFloat | None = None
+    mtbf_hours_per_accelerator: Annotated[PositiveFloat | None, meta(perf=True, unit="hours")] = (
+        None
+    )
     """Overrides the hardware's per-accelerator MTBF, hours."""
-    rollout_tokens: PositiveFloat | None = None
+    rollout_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="output tokens")] = None
     """RL post-training: output tokens generated by rollouts, served inside the window."""
-    rollout_slo_tokens_per_s_per_user: PositiveFloat = 20.0
+    rollout_slo_tokens_per_s_per_user: Annotated[
+        PositiveFloat, meta(perf=True, unit="tokens/s per user")
+    ] = 20.0
     """Interactivity the rollouts need, tokens/s per sequence."""
 
     @field_validator("window")
@@ -232,19 +276,27 @@ class InferenceWorkload(_Section):
     """Weight precision (bf16, fp8, fp4)."""
     kv_precision: Precision | None = None
     """KV-cache precision; default: the weight precision (fp8 when weights are fp4)."""
-    tokens_per_day: PositiveYearValue
+    tokens_per_day: Annotated[
+        PositiveYearValue, meta(perf=False, unit="output tokens/day", fill="geometric")
+    ]
     """Output tokens per day (reasoning included); interpolated geometrically."""
-    input_tokens_per_output_token: NonNegativeFloat = 3.0
+    input_tokens_per_output_token: Annotated[
+        NonNegativeFloat, meta(perf=True, unit="input tokens per output token")
+    ] = 3.0
     """Input (prompt) tokens per output token."""
-    cache_hit_rate: Fraction = 0.0
+    cache_hit_rate: Annotated[Fraction, meta(perf=True, unit="share of input tokens")] = 0.0
     """Share of input tokens served from the prefix cache (skip prefill)."""
-    slo_tokens_per_s_per_user: PositiveFloat = 30.0
+    slo_tokens_per_s_per_user: Annotated[
+        PositiveFloat, meta(perf=True, unit="tokens/s per user")
+    ] = 30.0
     """Minimum decode speed each user sees, output tokens/s."""
-    peak_to_average: float = Field(default=1.5, ge=1.0, le=10.0)
+    peak_to_average: Annotated[float, meta(perf=False, unit="peak / average")] = Field(
+        default=1.5, ge=1.0, le=10.0
+    )
     """Peak demand over average demand; capacity is sized for the peak."""
-    output_tokens_per_request: PositiveFloat = 1000.0
+    output_tokens_per_request: Annotated[PositiveFloat, meta(perf=True, unit="tokens")] = 1000.0
     """Mean output tokens per request (sets the decode context length)."""
-    context_tokens: PositiveFloat | None = None
+    context_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None
     """Longest sequence a replica must hold; default: the model's max context."""
 
     @property
@@ -255,15 +307,17 @@ class InferenceWorkload(_Section):
 
 
 class Solver(_Section):
-    name: str = "highs"
+    name: Annotated[str, meta(perf=False)] = "highs"
     """Pyomo solver name (highs by default)."""
-    mip_gap: Fraction = 0.005
+    mip_gap: Annotated[Fraction, meta(perf=False, unit="share")] = 0.005
     """Relative MIP gap at which to stop."""
-    time_limit_s: PositiveFloat = 120.0
+    time_limit_s: Annotated[PositiveFloat, meta(perf=False, unit="s")] = 120.0
     """Wall-clock limit for one solve, seconds."""
-    threads: int | None = Field(default=None, ge=1, le=256)
+    threads: Annotated[int | None, meta(perf=False, unit="threads")] = Field(
+        default=None, ge=1, le=256
+    )
     """Solver threads; default: the solver's own choice."""
-    strategy: Literal["auto", "direct", "lp-first"] = "auto"
+    strategy: Annotated[Literal["auto", "direct", "lp-first"], meta(perf=False)] = "auto"
     """``direct``: solve the MILP as built. ``lp-first``: solve its LP relaxation, round
     it to whole units and keep that plan if it is within ``mip_gap`` of the relaxation's
     bound, else start the MILP from it (HiGHS only). ``auto``: ``lp-first`` for models of
@@ -271,9 +325,13 @@ class Solver(_Section):
 
 
 class Penalties(_Section):
-    unmet_inference_usd_per_mtok: PositiveFloat = 1000.0
+    unmet_inference_usd_per_mtok: Annotated[
+        PositiveFloat, meta(perf=False, unit="USD per million output tokens")
+    ] = 1000.0
     """Cost of one million output tokens of demand left unserved, USD."""
-    unmet_training_usd_per_pflop: PositiveFloat = 5.0
+    unmet_training_usd_per_pflop: Annotated[
+        PositiveFloat, meta(perf=False, unit="USD per PFLOP")
+    ] = 5.0
     """Cost of one PFLOP of training compute left undone, USD."""
 
 
@@ -294,13 +352,13 @@ class Scenario(_Section):
     models: list[ModelChoice] = Field(min_length=1)
     training: list[TrainingRun] = []
     inference: list[InferenceWorkload] = []
-    serving: Literal["colocated", "disaggregated"] = "colocated"
+    serving: Annotated[Literal["colocated", "disaggregated"], meta(perf=False)] = "colocated"
     """Serve prefill and decode on the same replicas, or place them separately."""
-    vendor_share_max: dict[str, Fraction] = {}
+    vendor_share_max: Annotated[dict[str, Fraction], meta(perf=False, unit="share")] = {}
     """Optional cap on each vendor's share of installed accelerators, e.g. {NVIDIA: 0.7}."""
     penalties: Penalties = Penalties()
     solver: Solver = Solver()
-    calibration: str | None = None
+    calibration: Annotated[str | None, meta(perf=True)] = None
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""

@@ -532,3 +532,16 @@ def test_validate_accepts_a_workbook(run_cli, baseline_book: Path, tmp_path: Pat
     shutil.copy(baseline_book, bad)
     _edit(bad, "inference", 3, "cache_hit_rate", "half")
     assert run_cli("validate", bad).code == 2
+
+
+def test_readme_reads_units_fills_and_site_defaults_from_the_schema() -> None:
+    rows = {
+        (r[0], r[1]): r[2:4]
+        for r in build_template()[README_SHEET].iter_rows(values_only=True)
+        if r[1]
+    }
+    kind, _ = rows[("sites", "power_cap_mw")]
+    assert kind.endswith("; unit: MW (facility, IT × PUE); blank years hold the last given value")
+    assert rows[("sites", "pue")] == ("number; unit: facility power / IT power", "finance.pue")
+    kind, _ = rows[("inference", "tokens_per_day")]
+    assert kind.endswith("blank years grow geometrically between given years")
