@@ -168,16 +168,19 @@ def run(
     fn: Callable[[Task], Row],
     address: str | None,
     local_workers: int | None,
-    ahead: int,
+    per_worker: int,
 ) -> Iterator[Row]:
     """Run ``tasks`` on the cluster at ``address`` or a LocalCluster of ``local_workers``,
-    keeping at most ``ahead`` submitted and not finished."""
+    keeping ``per_worker`` tasks submitted and unfinished per worker (counted at the
+    start: at least 4 workers' worth, for a cluster whose workers are still joining)."""
     if address:
         parse_address(address)
     distributed = _dask_modules()
     client, cluster = _client(distributed, address, local_workers)
     token = f"{os.getpid()}-{time.time_ns()}"
     try:
+        workers = len(client.scheduler_info().get("workers", {}))
+        ahead = per_worker * max(workers, local_workers or 0, 4)
         futures: dict[Any, Task] = {}
 
         def submit(task: Task) -> Any:

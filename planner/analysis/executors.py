@@ -233,8 +233,9 @@ def _backend(
     tasks: Iterator[Task], fn: TaskFunction, choice: ExecutorChoice, count: int
 ) -> Iterator[Row]:
     if choice.scheduler or choice.dask_local:
-        ahead = IN_FLIGHT_PER_WORKER * max(choice.dask_local or 0, cpu_count())
-        return dask_cluster.run(tasks, fn, choice.scheduler, choice.dask_local, ahead)
+        return dask_cluster.run(
+            tasks, fn, choice.scheduler, choice.dask_local, IN_FLIGHT_PER_WORKER
+        )
     if choice.workers == 0:
         return _in_process(tasks, fn)
     workers = min(choice.workers or cpu_count(), max(count, 1))
@@ -321,11 +322,8 @@ def run_tasks(
     previous = _previous(results, resume, fresh)
     if isinstance(tasks, Sequence):  # a list: check every kept row before anything runs
         check = _Keyed(tasks, previous, results)
-        stale = sum(
-            1
-            for t in tasks
-            if t.task_id in previous and check.key_of(t) != previous[t.task_id].get("task_key")
-        )
+        keys = {t.task_id: check.key_of(t) for t in tasks}
+        stale = sum(1 for i, r in previous.items() if keys.get(i) != r.get("task_key"))
         if stale:
             raise _stale(results, stale)
     keyed = _Keyed(tasks, previous, results)
