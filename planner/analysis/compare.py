@@ -155,13 +155,17 @@ def solve_files(
     time_limit_s: float | None = None,
     threads: int | None = None,
 ) -> list[Solved]:
-    """Load and solve each scenario file, one after the other."""
+    """Load and validate every scenario file, then solve each, one after the other.
+
+    All files are read first, so a broken last file is reported (exit 2) before any
+    time is spent solving the others.
+    """
     from planner.optimize import plan, throughput
     from planner.scenario import load_scenario
 
+    scenarios = [(path, load_scenario(path)) for path in map(Path, paths)]
     loaded = []
-    for path in map(Path, paths):
-        scenario = load_scenario(path)
+    for path, scenario in scenarios:
         tables = throughput(scenario)
         result = plan(
             scenario,

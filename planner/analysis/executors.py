@@ -20,17 +20,14 @@ the rest.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
-import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
 
 from rich.console import Console
 from rich.progress import (
@@ -42,9 +39,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from planner.analysis import dask_cluster, results_file
+from planner.analysis.lifecycle import sigterm_as_interrupt, stop_workers, worker_initializer
+from planner.analysis.results_file import read_results
 from planner.analysis.tasks import (
     RETRY,
     SOLVED,
+    WORKER_LOST,
     Row,
     Task,
     clean,
@@ -58,11 +59,10 @@ from planner.errors import InputError, PlannerError, Problem
 
 TaskFunction = Callable[[Task], Row]
 SYSTEMATIC_DEATHS = 3
-CONNECT_TIMEOUT_S = 15.0
-"""How long to wait for a Dask scheduler to answer."""
+IN_FLIGHT_PER_WORKER = 2
+"""Tasks submitted ahead per worker: tasks are generated as the run needs them."""
 PRELOAD = ("planner.analysis.tasks", "planner.perf.inference", "planner.perf.training", "highspy")
 """Modules the fork server imports once, so every worker starts warm."""
-WORKER_LOST = "worker process died while solving this task (a solver crash or out of memory)"
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,10 @@ class ExecutorChoice:
     workers: int | None = None
     scheduler: str | None = None
     dask_local: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.scheduler is not None:
+            dask_cluster.parse_address(self.scheduler)  # a malformed address: exit 2 now
 
     def describe(self) -> str:
         if self.scheduler:
@@ -92,39 +96,15 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-# --- results file ----------------------------------------------------------------------
+# --- results to keep -----------------------------------------------------------------------
 
 
-def read_results(path: Path) -> list[Row]:
-    """Rows of a JSON-lines results file; a torn last line (a killed run) is skipped."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict) and "task_id" in row:
-            rows.append(row)
-    return rows
-
-
-def _write_rows(path: Path, rows: Sequence[Row]) -> None:
-    from planner.export.atomic import write_atomically
-
-    def write(temp: Path) -> None:
-        with open(temp, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, sort_keys=False) + "\n")
-
-    write_atomically(path, write)
-
-
-def _previous(path: Path | None, keys: dict[int, str], resume: bool, fresh: bool) -> dict[int, Row]:
-    """Rows to keep from an earlier run (``--resume``), after checking they belong to it."""
-    if path is None or not path.exists() or path.stat().st_size == 0:
+def _previous(path: Path | None, resume: bool, fresh: bool) -> dict[int, Row]:
+    """Rows to keep from an earlier run (``--resume``); the file is checked to be one."""
+    if path is None or not results_file.check_results_file(path):
         return {}
     if fresh:
-        path.unlink()
+        results_file.discard(path)
         return {}
     rows = read_results(path)
     if not resume:
@@ -137,24 +117,25 @@ def _previous(path: Path | None, keys: dict[int, str], resume: bool, fresh: bool
                 "or name another file with --results",
             ),
         )
-    stale = [r for r in rows if keys.get(r["task_id"]) != r.get("task_key")]
-    if stale:
-        raise InputError(
-            str(path),
-            Problem(
-                path="",
-                message=f"{len(stale)} row(s) come from a different run (another scenario, "
-                "spec, seed or solver setting)",
-                hint="resume with the same command, or use --fresh or another --results file",
-            ),
-        )
-    return {r["task_id"]: r for r in rows if r.get("status") != RETRY}
+    return {r["task_id"]: r for r in rows}
+
+
+def _stale(path: Path | None, count: int) -> InputError:
+    return InputError(
+        str(path),
+        Problem(
+            path="",
+            message=f"{count} row(s) come from a different run (another scenario, "
+            "spec, seed or solver setting)",
+            hint="resume with the same command, or use --fresh or another --results file",
+        ),
+    )
 
 
 # --- backends ----------------------------------------------------------------------------
 
 
-def _in_process(tasks: Sequence[Task], fn: TaskFunction) -> Iterator[Row]:
+def _in_process(tasks: Iterator[Task], fn: TaskFunction) -> Iterator[Row]:
     for task in tasks:
         try:
             yield fn(task)
@@ -170,29 +151,49 @@ def _pool(workers: int) -> ProcessPoolExecutor:
         context = server
     except ValueError:  # no fork server on this platform
         context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=worker_initializer,
+        initargs=(os.getpid(),),
+    )
 
 
-def _local_pool(tasks: Sequence[Task], fn: TaskFunction, workers: int) -> Iterator[Row]:
+def _local_pool(tasks: Iterator[Task], fn: TaskFunction, workers: int) -> Iterator[Row]:
     """A process pool; tasks in flight when a worker dies are retried one at a time."""
-    pending: deque[Task] = deque(tasks)
+    unstarted: deque[Task] = deque()  # taken from ``tasks`` but never submitted
     suspects: deque[Task] = deque()
     deaths = 0  # workers killed in a row while running one task alone
-    while pending or suspects:
+
+    def take() -> Task | None:
+        if unstarted:
+            return unstarted.popleft()
+        return next(tasks, None)
+
+    while True:
         isolate = bool(suspects)
-        queue = suspects if isolate else pending
-        limit = 1 if isolate else 2 * workers
+        if not isolate:
+            first = take()
+            if first is None:
+                return
+            unstarted.appendleft(first)
+        limit = 1 if isolate else IN_FLIGHT_PER_WORKER * workers
         pool = _pool(1 if isolate else workers)
         inflight: dict[Future[Row], Task] = {}
+        finished = False
         try:
-            while queue or inflight:
-                while queue and len(inflight) < limit:
-                    task = queue.popleft()
+            while True:
+                while len(inflight) < limit:
+                    task = (suspects.popleft() if suspects else None) if isolate else take()
+                    if task is None:
+                        break
                     try:
                         inflight[pool.submit(fn, task)] = task
                     except BrokenProcessPool:
-                        queue.appendleft(task)  # never started: not a suspect
+                        (suspects if isolate else unstarted).appendleft(task)  # never started
                         raise
+                if not inflight:
+                    break
                 done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for future in done:
                     task = inflight.pop(future)
@@ -205,6 +206,7 @@ def _local_pool(tasks: Sequence[Task], fn: TaskFunction, workers: int) -> Iterat
                     except Exception as exc:
                         row = error_row(task, f"{type(exc).__name__}: {exc}")
                     yield row
+            finished = True
         except BrokenProcessPool:
             lost = list(inflight.values())
             if isolate:  # one task in flight: it killed the worker
@@ -221,74 +223,22 @@ def _local_pool(tasks: Sequence[Task], fn: TaskFunction, workers: int) -> Iterat
             else:
                 suspects.extend(sorted(lost, key=lambda t: t.task_id))
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # interrupted, failed or broken: no worker outlives this
+                stop_workers(pool)
 
 
-def _dask_modules() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise InputError(
-            None,
-            Problem(
-                path="--scheduler / --dask-local",
-                message="Dask is not installed",
-                hint="pip install 'planner[dask]' (or dask[distributed]), "
-                "or drop the option to use the local process pool",
-            ),
-        ) from None
-    return distributed
-
-
-def _dask(tasks: Sequence[Task], fn: TaskFunction, choice: ExecutorChoice) -> Iterator[Row]:
-    distributed = _dask_modules()
-    import logging
-
-    cluster = None
-    try:
-        if choice.scheduler:
-            client = distributed.Client(choice.scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
-        else:
-            cluster = distributed.LocalCluster(
-                n_workers=choice.dask_local,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
-            client = distributed.Client(cluster)
-    except OSError as exc:
-        if cluster is not None:
-            cluster.close()
-        raise PlannerError(
-            f"could not reach the Dask scheduler {choice.scheduler}: {exc}"
-        ) from None
-    token = f"{os.getpid()}-{time.time_ns()}"
-    try:
-        futures = {
-            client.submit(fn, task, key=f"planner-{token}-{task.task_id}", pure=False): task
-            for task in tasks
-        }
-        for future in distributed.as_completed(futures):
-            task = futures[future]
-            try:
-                yield future.result()
-            except Exception as exc:  # KilledWorker (worker lost) or an exception in fn
-                name = type(exc).__name__
-                reason = WORKER_LOST if name == "KilledWorker" else f"{name}: {exc}"
-                yield error_row(task, reason)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-def _backend(tasks: Sequence[Task], fn: TaskFunction, choice: ExecutorChoice) -> Iterator[Row]:
+def _backend(
+    tasks: Iterator[Task], fn: TaskFunction, choice: ExecutorChoice, count: int
+) -> Iterator[Row]:
     if choice.scheduler or choice.dask_local:
-        return _dask(tasks, fn, choice)
+        return dask_cluster.run(
+            tasks, fn, choice.scheduler, choice.dask_local, IN_FLIGHT_PER_WORKER
+        )
     if choice.workers == 0:
         return _in_process(tasks, fn)
-    workers = min(choice.workers or cpu_count(), max(len(tasks), 1))
+    workers = min(choice.workers or cpu_count(), max(count, 1))
     return _local_pool(tasks, fn, workers)
 
 
@@ -310,8 +260,37 @@ def _progress(enabled: bool, title: str) -> Progress:
     )
 
 
+class _Keyed:
+    """Tasks drawn one at a time, keyed, checked against the kept rows, skipped if done."""
+
+    def __init__(self, tasks: Iterable[Task], previous: dict[int, Row], source: Path | None):
+        self.tasks, self.previous, self.source = iter(tasks), previous, source
+        self.keys: dict[int, str] = {}
+        self.documents: dict[int, str] = {}
+
+    def key_of(self, task: Task) -> str:
+        return task_key(task, _document_key(task, self.documents))
+
+    def key(self, task: Task) -> str:
+        if task.task_id in self.keys:
+            raise ValueError("task ids must be unique")
+        key = self.key_of(task)
+        self.keys[task.task_id] = key
+        kept = self.previous.get(task.task_id)
+        if kept is not None and kept.get("task_key") != key:
+            raise _stale(self.source, 1)
+        return key
+
+    def todo(self) -> Iterator[Task]:
+        for task in self.tasks:
+            self.key(task)
+            kept = self.previous.get(task.task_id)
+            if kept is None or kept.get("status") == RETRY:
+                yield task
+
+
 def run_tasks(
-    tasks: Sequence[Task],
+    tasks: Iterable[Task],
     *,
     executor: ExecutorChoice | None = None,
     results: Path | None = None,
@@ -321,60 +300,73 @@ def run_tasks(
     progress: bool = True,
     title: str = "runs",
     on_row: Callable[[Row], None] | None = None,
+    total: int | None = None,
 ) -> list[Row]:
     """Run ``tasks``; return one row per task, ordered by task id.
 
-    Rows are appended to ``results`` (JSON lines) as they finish, then the file is
-    rewritten in task order. ``resume`` keeps rows of an earlier run of the same tasks
-    (it refuses a file written by a different run); ``fresh`` discards them; with
-    neither, an existing non-empty file is an error (exit 2), so a forgotten
-    ``--resume`` never throws away hours of work. ``on_row`` sees each new row.
+    ``tasks`` may be a list or a lazy iterable (then give ``total``, the number it
+    yields, for the progress bar): tasks are drawn only as workers free up, a bounded
+    number ahead. Rows are appended to ``results`` (see
+    :mod:`planner.analysis.results_file`) as they finish, then the file is rewritten in
+    task order. ``resume`` keeps rows of an earlier run of the same tasks (it refuses a
+    file written by a different run: for a list, before anything runs; for a lazy
+    iterable, when the first foreign row's task comes up); ``fresh`` discards them;
+    with neither, an existing results file is an error (exit 2), so a forgotten
+    ``--resume`` never throws away hours of work. A file that is not a results file is
+    refused and left untouched. SIGTERM stops the run like Ctrl-C. ``on_row`` sees
+    each new row.
     """
     executor = executor or ExecutorChoice()
-    ids = [t.task_id for t in tasks]
-    if len(set(ids)) != len(ids):
-        raise ValueError("task ids must be unique")
-    document_keys: dict[int, str] = {}
-    keys = {t.task_id: task_key(t, _document_key(t, document_keys)) for t in tasks}
-    done = _previous(results, keys, resume, fresh)
-    todo = [t for t in tasks if t.task_id not in done]
-    handle: IO[str] | None = None
+    if total is None:
+        total = len(tasks) if isinstance(tasks, Sized) else 0
+    previous = _previous(results, resume, fresh)
+    if isinstance(tasks, Sequence):  # a list: check every kept row before anything runs
+        check = _Keyed(tasks, previous, results)
+        keys = {t.task_id: check.key_of(t) for t in tasks}
+        stale = sum(1 for i, r in previous.items() if keys.get(i) != r.get("task_key"))
+        if stale:
+            raise _stale(results, stale)
+    keyed = _Keyed(tasks, previous, results)
+    done = {i: r for i, r in previous.items() if r.get("status") != RETRY}
+    appender: results_file.Appender | None = None
     if results is not None:
-        if done:
-            _write_rows(results, sorted(done.values(), key=lambda r: r["task_id"]))
-        results.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(results, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
+        if previous:
+            results_file.write_rows(results, sorted(done.values(), key=lambda r: r["task_id"]))
+        appender = results_file.Appender(results)
     failed = sum(1 for r in done.values() if r.get("status") not in SOLVED)
     bar = _progress(progress, title)
     try:
-        with bar:
+        with sigterm_as_interrupt(), bar:
             job = bar.add_task(
-                title, total=len(tasks), completed=len(done), failed=failed, remaining=len(todo)
+                title,
+                total=total or None,
+                completed=len(done),
+                failed=failed,
+                remaining=max(total - len(done), 0),
             )
-            for row in _backend(todo, fn, executor):
-                row = clean({**row, "task_key": keys[row["task_id"]]})
+            for row in _backend(keyed.todo(), fn, executor, total or cpu_count()):
+                row = clean({**row, "task_key": keyed.keys[row["task_id"]]})
                 done[row["task_id"]] = row
-                if handle is not None:
-                    handle.write(json.dumps(row) + "\n")
-                    handle.flush()
+                if appender is not None:
+                    appender.write(row)
                 failed += row.get("status") not in SOLVED
-                bar.update(job, advance=1, failed=failed, remaining=len(tasks) - len(done))
+                bar.update(job, advance=1, failed=failed, remaining=max(total - len(done), 0))
                 if on_row is not None:
                     on_row(row)
     except KeyboardInterrupt:
         if results is not None:
             bar.console.print(
-                f"stopped: {len(done)} of {len(tasks)} runs saved in {results}; "
+                f"stopped: {len(done)} of {total or len(done)} runs saved in {results}; "
                 "run the same command with --resume to finish",
                 markup=False,
             )
         raise
     finally:
-        if handle is not None:
-            handle.close()
-    rows = [done[i] for i in sorted(done)]
+        if appender is not None:
+            appender.close()
+    rows = [done[i] for i in sorted(done) if i in keyed.keys]
     if results is not None:
-        _write_rows(results, rows)
+        results_file.write_rows(results, rows)
     return rows
 
 

@@ -21,6 +21,7 @@ import json
 import math
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from planner.analysis.params import Change, apply_changes
-from planner.errors import InputError, PlannerError, SolverError
+from planner.errors import InputError, PlannerError, Problem, SolverError
 from planner.results import Plan
 from planner.scenario.meta import perf_free_fields
 from planner.scenario.schema import HardwareChoice, InferenceWorkload, Scenario
@@ -45,10 +46,18 @@ RETRY = "error"
 The other failures are deterministic and kept: ``invalid`` (the varied scenario breaks
 the schema or a check, e.g. a WACC above 1) and ``no plan`` (the solver found none).
 """
+WORKER_LOST = "worker process died while solving this task (a solver crash or out of memory)"
 MAX_ERROR_CHARS = 600
 UNMET_SHARE = 1e-6
 """Demand counts as met when less than this share of it is left unserved."""
 CACHE_SIZE = 32
+MAX_RUNS = 100_000
+"""Most optimisations one analysis may ask for (a sweep's runs, a Monte Carlo's samples).
+
+At about a second per small solve that is a day of one core; the tasks, rows and
+results file of so many runs stay within a few hundred MB. Above it the command stops
+before building anything (exit 2): split the analysis, or coarsen its steps.
+"""
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,26 @@ def text_keys(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [text_keys(v) for v in value]
     return value
+
+
+def check_run_count(count: int, option: str) -> None:
+    """Refuse an analysis of more than :data:`MAX_RUNS` runs (InputError, exit 2)."""
+    if count > MAX_RUNS:
+        raise InputError(
+            None,
+            Problem(
+                path=option,
+                message=f"asks for {count:,} runs; an analysis may have at most {MAX_RUNS:,}",
+                hint="use fewer values or samples (coarser steps), or split the analysis "
+                "into several runs",
+            ),
+        )
+
+
+def sweep_run_count(value_counts: Sequence[int], *, grid: bool) -> int:
+    """Runs of a sweep over parameters with these numbers of values: the base run, then
+    every combination (``grid``) or each value of each parameter alone."""
+    return 1 + (math.prod(value_counts) if grid else sum(value_counts))
 
 
 # --- perf tables, cached per process ---------------------------------------------------

@@ -17,7 +17,7 @@ from rich.markup import escape
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.params import merge, parse_dist, parse_vary, read_spec
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
-from planner.analysis.tasks import SOLVED, SolveSettings
+from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
 from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import (
     EACH_RUN,
@@ -168,6 +168,8 @@ def sweep(
     scenario = load_scenario(scenario_file)
     parameters = merge(read_spec(spec) if spec else None, [parse_vary(v) for v in vary])
     settings = _settings(kw)
+    runs = sweep_run_count([len(p.values) for p in parameters], grid=grid)
+    check_run_count(runs, "--vary / --spec")
     tasks, base = sweep_tasks(
         scenario, parameters, grid=grid, settings=settings, source=str(spec) if spec else None
     )
@@ -226,6 +228,7 @@ def montecarlo(
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
     seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
     settings = _settings(kw)
+    check_run_count(samples, "--samples / the spec's samples:")
     tasks = montecarlo_tasks(
         scenario,
         parameters,

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from analysis_helpers import EXACT, HAND
 
 from planner.analysis import tasks as tasks_module
 from planner.analysis.params import Change, parse_vary, prepare
-from planner.analysis.tasks import Task, build_scenario, cached_tables, perf_key, run_task
+from planner.analysis.tasks import (
+    MAX_RUNS,
+    Task,
+    build_scenario,
+    cached_tables,
+    check_run_count,
+    perf_key,
+    run_task,
+    sweep_run_count,
+)
+from planner.errors import InputError
 from planner.optimize import throughput
 from planner.scenario import load_scenario
 
@@ -73,3 +84,18 @@ def test_tables_are_computed_once_per_process() -> None:
     tables, hit = cached_tables(first)
     again, hit_again = cached_tables(second)
     assert (hit, hit_again) == (False, True) and again is tables
+
+
+def test_sweep_run_count_is_the_base_plus_each_value_or_each_combination() -> None:
+    assert sweep_run_count([3, 5], grid=False) == 1 + 3 + 5
+    assert sweep_run_count([3, 5], grid=True) == 1 + 3 * 5
+    assert sweep_run_count([1000, 1000, 1000], grid=True) == 1_000_000_001
+
+
+def test_more_runs_than_the_maximum_is_bad_input() -> None:
+    check_run_count(MAX_RUNS, "--samples")  # the maximum itself is allowed
+    with pytest.raises(
+        InputError, match="asks for 100,001 runs; an analysis may have at most"
+    ) as caught:
+        check_run_count(MAX_RUNS + 1, "--samples")
+    assert caught.value.exit_code == 2 and caught.value.problems[0].path == "--samples"
