@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     arrays, and compare the optima (exit 1 when they differ)."""
     from dataclasses import replace
 
-    from planner.optimize import SolverOptions, build_data, solve, throughput
+    from planner.optimize import SolverOptions, build_data, solve
+    from planner.pipeline import throughput
     from planner.scenario import load_scenario
 
     path = Path((argv or sys.argv[1:])[0])

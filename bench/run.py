@@ -104,18 +104,12 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every figure of one size, in this process."""
     from dataclasses import replace
 
-    from planner.optimize import (
-        build_data,
-        build_model,
-        extract,
-        solve,
-        solver_options,
-        throughput,
-    )
+    from planner.optimize import build_data, build_model, extract, solve
     from planner.optimize.data import USD_SCALE
     from planner.optimize.model import model_size
     from planner.optimize.solvers.highs import new_highs
     from planner.optimize.strategy import resolve, round_plan
+    from planner.pipeline import solver_options, throughput
     from planner.results import build_plan
     from planner.scenario import load_scenario
 

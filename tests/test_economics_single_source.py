@@ -32,8 +32,8 @@ from planner.economics import (
     tokens_per_day,
     unit_cost_for_scenario,
 )
-from planner.optimize import plan, throughput
 from planner.optimize.data import ModelData, build_data
+from planner.pipeline import plan, throughput
 from planner.results import TABLE_UNITS
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario

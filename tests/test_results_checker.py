@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.optimize import plan
-from planner.optimize.checker import check_plan
+from planner.pipeline import plan
 from planner.results import Plan
+from planner.results.checker import check_plan
 from planner.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]

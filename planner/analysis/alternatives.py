@@ -10,13 +10,13 @@
 An analyst reads the result as: a hardware type bought in *every* plan is forced; one
 bought in some is a matter of taste (within the slack); one in none is never worth it.
 
-This is the one analysis module that touches Pyomo, because it needs a constraint and an
-objective the optimiser does not have. It uses only public steps and component names
-of :mod:`planner.optimize`: ``build_data``/``build_model`` (the model's ``cost``
-objective and its ``buy[h,s,v]`` and ``rent[h,t]`` variables), ``solve`` and
-``extract``; then :func:`planner.results.build_plan` turns each solution into a Plan
-like any other, which the independent checker (:mod:`planner.optimize.checker`)
-verifies. The runs depend on each other, so they run one after another in this process.
+The cost cap and the weighted objective are plain data
+(:class:`planner.optimize.mga.AlternativeObjective`: a cap in USD, a weight per
+accelerator of each hardware type), applied to the built model by the pipeline's build
+step (``extend=`` of :func:`planner.pipeline.build_and_solve`); then
+:func:`planner.results.build_plan` turns each solution into a Plan like any other,
+which the independent checker (:mod:`planner.results.checker`) verifies. The runs
+depend on each other, so they run one after another in this process.
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
-import pyomo.environ as pyo
 
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import SolveSettings, plan_row
-from planner.errors import SolverError
 from planner.results import Plan
 from planner.scenario.schema import Scenario
 
@@ -47,19 +44,6 @@ class Alternative:
     @property
     def objective_usd(self) -> float:
         return float(self.plan.headline["objective_usd"])
-
-
-def _headline(result: Any, objective_usd: float, size: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "status": result.status.value,
-        "objective_usd": objective_usd,
-        "best_bound_usd": None,
-        "mip_gap": result.gap,
-        "solver": result.solver,
-        "termination": result.termination,
-        "solve_seconds": result.seconds,
-        **size,
-    }
 
 
 def _mix(plan: Plan) -> dict[str, float]:
@@ -81,24 +65,22 @@ def alternatives(
     settings: SolveSettings | None = None,
 ) -> list[Alternative]:
     """The optimum and up to ``count`` near-optimal, maximally different plans."""
-    from planner.optimize import (
-        build_data,
-        build_model,
+    from planner.optimize import AlternativeObjective, build_data
+    from planner.pipeline import (
+        build_and_solve,
         check,
-        extract,
-        solve,
+        headline,
+        no_plan,
         solver_options,
         throughput,
     )
-    from planner.optimize.checker import check_plan
-    from planner.optimize.data import USD_SCALE
-    from planner.optimize.diagnosis import diagnose
-    from planner.optimize.model import model_size
     from planner.results import build_plan
+    from planner.results.checker import check_plan
 
     settings = settings or SolveSettings()
     check(scenario)
-    data = build_data(scenario, *throughput(scenario), relax=settings.relax)
+    tables = throughput(scenario)
+    data = build_data(scenario, *tables, relax=settings.relax)
     options = solver_options(
         scenario,
         mip_gap=settings.mip_gap,
@@ -109,30 +91,23 @@ def alternatives(
     used: set[str] = set()
     best: float | None = None
     for index in range(count + 1):
-        model = build_model(data)
-        size = model_size(model)
+        extend = None
         if best is not None:
             cap = best + slack * abs(best)
-            model.mga_cost_cap = pyo.Constraint(expr=model.cost.expr <= cap)
-            model.cost.deactivate()
-            model.mga_weight = pyo.Objective(expr=_weight(model, data, used), sense=pyo.minimize)
-        result = solve(model, options)
-        if not result.status.has_solution:
+            extend = AlternativeObjective(cap, {h: 1.0 for h in sorted(used)})
+        result, solution, size = build_and_solve(data, options, extend=extend)
+        if solution is None:
             if best is None:
-                raise SolverError(
-                    f"{options.name} found no plan for {scenario.name!r}: {result.status.value}"
-                )
+                raise no_plan(options, scenario, result)
             break
-        cost = float(pyo.value(model.cost.expr))
-        best = cost if best is None else best
-        solution = extract(model, data)
+        best = solution.cost_usd if best is None else best
         plan = build_plan(
             data,
             solution,
             status=result.status.value,
-            headline=_headline(result, cost * USD_SCALE, size),
+            headline=headline(result, size, relax=settings.relax, objective_usd=solution.cost_usd),
+            throughput=tables,
         )
-        plan.diagnosis.extend(diagnose(data, plan.tables))
         mix = _mix(plan)
         if any(_same(mix, _mix(a.plan)) for a in found):
             break  # HSJ has converged: nothing new within the slack
@@ -141,13 +116,6 @@ def alternatives(
         if not used:
             break  # the optimum buys nothing: there is no mix to vary
     return found
-
-
-def _weight(model: pyo.ConcreteModel, data: Any, used: set[str]) -> Any:
-    """Accelerators bought or rented of the hardware types used so far (HSJ weights)."""
-    terms = [data.accelerators[key[0]] * var for key, var in model.buy.items() if key[0] in used]
-    terms += [data.accelerators[key[0]] * var for key, var in model.rent.items() if key[0] in used]
-    return sum(terms) if terms else 0.0
 
 
 def _same(a: dict[str, float], b: dict[str, float]) -> bool:

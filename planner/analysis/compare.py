@@ -9,7 +9,6 @@ three tables to a workbook (:func:`planner.export.excel.write_comparison_workboo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pandas as pd
 from planner.export.charts import power_frame
 from planner.export.sheets.book import PERIOD, table
 from planner.results import COST_CATEGORIES, Plan
-from planner.scenario.schema import Scenario
+from planner.results.comparison import Comparison, Solved, difference_labels
 
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
 HEADLINE = (
@@ -35,38 +34,6 @@ HEADLINE = (
     ("unmet_training_flops", "unmet training work", "FLOP"),
     ("mip_gap", "MIP gap", "share"),
 )
-
-
-@dataclass(frozen=True)
-class Solved:
-    """One scenario of a comparison: its label, where it came from, and its plan."""
-
-    label: str
-    source: Path | None
-    scenario: Scenario
-    plan: Plan
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Side-by-side tables; one value column per scenario, then ``B − A`` differences."""
-
-    labels: list[str]
-    headline: pd.DataFrame
-    """metric, unit, one column per scenario, differences."""
-    fleet: pd.DataFrame
-    """period, hardware, owned accelerators per scenario, differences."""
-    costs: pd.DataFrame
-    """category, present value (USD) per scenario, differences; a total row last."""
-    solved: list[Solved]
-
-    @property
-    def difference_columns(self) -> list[str]:
-        return difference_labels(self.labels)
-
-
-def difference_labels(labels: Sequence[str]) -> list[str]:
-    return [f"{label} − {labels[0]}" for label in labels[1:]]
 
 
 def unique_labels(names: Sequence[str], sources: Sequence[Path | None]) -> list[str]:
@@ -160,7 +127,7 @@ def solve_files(
     All files are read first, so a broken last file is reported (exit 2) before any
     time is spent solving the others.
     """
-    from planner.optimize import plan, throughput
+    from planner.pipeline import plan, throughput
     from planner.scenario import load_scenario
 
     scenarios = [(path, load_scenario(path)) for path in map(Path, paths)]

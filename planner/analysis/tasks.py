@@ -162,7 +162,7 @@ def cached_tables(scenario: Scenario) -> tuple[Tables, bool]:
     if key in _TABLES:
         _TABLES.move_to_end(key)
         return _TABLES[key], True
-    from planner.optimize import throughput
+    from planner.pipeline import throughput
 
     tables = throughput(scenario)
     _TABLES[key] = tables
@@ -192,7 +192,7 @@ def _years(doc: dict[str, Any]) -> list[int]:
 
 def run_task(task: Task) -> Row:
     """Solve one task (one solver thread); never raises: failures become the row's status."""
-    from planner.optimize import plan
+    from planner.pipeline import plan
 
     started = time.perf_counter()
     row = base_row(task)

@@ -18,8 +18,8 @@ from planner.cli.options import (
 )
 from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
-from planner.optimize import plan as optimise
-from planner.optimize import throughput
+from planner.pipeline import plan as optimise
+from planner.pipeline import throughput
 from planner.results import Plan, fleet_by_year
 from planner.scenario import load_scenario
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 from openpyxl import Workbook
@@ -39,9 +38,7 @@ from planner.export.sheets.summary import write_summary
 from planner.export.sheets.throughput import write_throughput
 from planner.export.sheets.work import write_assignment, write_utilisation
 from planner.results import Plan
-
-if TYPE_CHECKING:
-    from planner.analysis.compare import Comparison
+from planner.results.comparison import Comparison
 from planner.scenario.schema import Scenario
 
 SHEETS = (
@@ -90,13 +87,12 @@ def build_workbook(
 ) -> PlanWorkbook:
     """The workbook of ``plan`` (solved from ``scenario``, read from ``source``).
 
-    ``throughput``: the perf model's (inference, training) tables the plan was solved
-    with; recomputed from the scenario when not given.
+    ``throughput``: the perf model's (inference, training) tables to show; by default
+    the ones the plan was solved with (:attr:`Plan.inference_throughput`), so the
+    workbook never reruns the perf model.
     """
     if throughput is None:
-        from planner.optimize import throughput as perf_tables
-
-        throughput = perf_tables(scenario, scenario.calibration)
+        throughput = (plan.inference_throughput, plan.training_throughput)
     marginals = "marginals" in plan.tables
     book = Book.new([*SHEETS, "Marginals"] if marginals else SHEETS)
     # inputs

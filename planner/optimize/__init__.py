@@ -1,31 +1,19 @@
-"""The fleet optimiser: check → build → solve → extract, as separate public steps.
+"""The fleet optimiser's steps: model data, model, solve, extract (no runner here).
 
-``plan(scenario)`` runs them all and returns a :class:`planner.results.Plan`::
-
-    tables = throughput_tables(scenario)          # perf model (pure pandas)
     data = build_data(scenario, *tables)          # sparse sets and parameter dicts
     model = build_model(data)                     # Pyomo, one function per family
     result = solve(model, options)                # the only place that names HiGHS
     solution = extract(model, data)               # plain dicts; Pyomo ends here
 
-A test can stop after any step (e.g. build a model and count its rows without solving).
+:mod:`planner.pipeline` runs them (with the checks before and the Plan after); this
+package imports neither it nor :mod:`planner.results`.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import pandas as pd
-
-from planner.errors import InputError, SolverError
-from planner.optimize.data import USD_SCALE, ModelData, build_data
-from planner.optimize.diagnosis import diagnose
+from planner.optimize.data import ModelData, build_data
 from planner.optimize.extract import Solution, extract
+from planner.optimize.mga import AlternativeObjective, ModelHook
 from planner.optimize.model import build_model, model_size
 from planner.optimize.solve import (
     DEFAULT_SOLVER,
@@ -35,196 +23,21 @@ from planner.optimize.solve import (
     solve,
 )
 from planner.optimize.strategy import resolve, round_plan
-from planner.scenario.checks import check_scenario
-from planner.scenario.schema import Scenario
-
-if TYPE_CHECKING:  # results imports optimize.data: import it lazily to avoid a cycle
-    from planner.results import Plan
-
-log = logging.getLogger("planner.optimize")
-
-DUAL_ROWS = ("power", "budget", "supply", "demand")
-"""Constraint families whose LP duals are reported as shadow prices."""
-
-Tables = tuple[pd.DataFrame, pd.DataFrame]
 
 __all__ = [
+    "DEFAULT_SOLVER",
+    "AlternativeObjective",
     "ModelData",
+    "ModelHook",
     "Solution",
     "SolveResult",
     "SolveStatus",
     "SolverOptions",
     "build_data",
     "build_model",
-    "check",
     "extract",
-    "plan",
+    "model_size",
+    "resolve",
+    "round_plan",
     "solve",
-    "solver_options",
 ]
-
-
-def check(scenario: Scenario) -> None:
-    """Raise InputError when the scenario fails a semantic check.
-
-    The calibration file is the perf model's to find (relative to the scenario file,
-    which a Scenario object does not know), so its existence is not checked here.
-    """
-    problems = [p for p in check_scenario(scenario) if p.path != "calibration"]
-    if problems:
-        raise InputError(scenario.name, problems)
-
-
-def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -> Tables:
-    """The perf model's (inference, training) throughput tables for ``scenario``.
-
-    ``calibration_path``: a calibration file to use instead of the scenario's own
-    ``calibration`` (which :func:`planner.scenario.load_scenario` has already resolved
-    against the scenario's folder).
-    """
-    from planner.perf import throughput_tables  # the perf package is heavy; import late
-
-    inference, training = throughput_tables(scenario, calibration_path=calibration_path)
-    return inference, training
-
-
-def solver_options(
-    scenario: Scenario,
-    *,
-    mip_gap: float | None = None,
-    time_limit_s: float | None = None,
-    solver: str | None = None,
-    threads: int | None = None,
-    strategy: str | None = None,
-) -> SolverOptions:
-    """Solver settings: the scenario's ``solver:`` section, overridden by any argument."""
-    section = scenario.solver
-    return SolverOptions(
-        name=solver or section.name,
-        mip_gap=section.mip_gap if mip_gap is None else mip_gap,
-        time_limit_s=section.time_limit_s if time_limit_s is None else time_limit_s,
-        threads=section.threads if threads is None else threads,
-        strategy=strategy or section.strategy,
-    )
-
-
-def build_and_solve(
-    data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
-) -> tuple[SolveResult, Solution | None, dict[str, Any]]:
-    """Build, solve and extract ``data``; time each step and log them with the model's size.
-
-    The figures returned: ``build_seconds`` (ModelData → Pyomo model), the model's size,
-    ``handoff_seconds`` (Pyomo → the solver's own model), ``solver_seconds`` (the
-    solver's runs; with ``lp-first`` the LP relaxation's and the rounded plan's too),
-    ``load_seconds`` and ``extract_seconds`` (solution → plain dicts).
-    """
-    started = time.perf_counter()
-    model = build_model(data)
-    build_seconds = time.perf_counter() - started
-    size = model_size(model)
-    log.info(
-        "built %s model in %.3f s: %d variables (%d integer), %d constraints",
-        "LP" if data.relax else "MILP",
-        build_seconds,
-        size["variables"],
-        size["integer_variables"],
-        size["constraints"],
-    )
-    strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
-    lp_first = strategy == "lp-first"
-    result = solve(
-        model,
-        replace(options, strategy=strategy),
-        duals=duals,
-        rounding=round_plan if lp_first else None,
-    )
-    started = time.perf_counter()
-    solution = extract(model, data) if result.status.has_solution else None
-    timings = {
-        "build_seconds": build_seconds,
-        "handoff_seconds": result.handoff_seconds,
-        "solver_seconds": result.solver_seconds,
-        "load_seconds": result.load_seconds,
-        "extract_seconds": time.perf_counter() - started,
-        "nonzeros": result.nonzeros,
-        "strategy": strategy,
-    }
-    return result, solution, {**timings, **size}
-
-
-def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
-    """Duals of the LP relaxation (purchases and cluster choices continuous)."""
-    relaxed = replace(data, relax=True)
-    result, _, _ = build_and_solve(relaxed, replace(options, mip_gap=None), DUAL_ROWS)
-    if result.status != SolveStatus.OPTIMAL:
-        log.warning("LP relaxation ended %s: no shadow prices", result.status.value)
-        return None
-    return result.duals
-
-
-def plan(
-    scenario: Scenario,
-    *,
-    relax: bool = False,
-    mip_gap: float | None = None,
-    time_limit_s: float | None = None,
-    solver: str | None = None,
-    threads: int | None = None,
-    strategy: str | None = None,
-    marginals: Sequence[str] = (),
-    tables: Tables | None = None,
-    calibration_path: str | Path | None = None,
-) -> Plan:
-    """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
-
-    ``tables`` (inference, training) replaces the perf model (tests, sweeps that
-    reuse them). ``marginals`` names scenario paths (e.g.
-    ``sites[texas].power_cap_mw.2028``) whose exact MILP marginal value to compute by
-    re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
-    planner.optimize.strategy); default the scenario's ``solver.strategy``.
-    """
-    from planner.results import build_plan
-
-    check(scenario)
-    tables = tables or throughput(scenario, calibration_path)
-    data = build_data(scenario, *tables, relax=relax)
-    options = solver_options(
-        scenario,
-        mip_gap=mip_gap,
-        time_limit_s=time_limit_s,
-        solver=solver,
-        threads=threads,
-        strategy=strategy,
-    )
-    # A MILP has no duals: they come from its LP relaxation, which the default solver's
-    # lp-first strategy solves anyway (others need a second, relaxed solve).
-    wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
-    result, solution, size = build_and_solve(data, options, wanted)
-    if solution is None:
-        raise SolverError(
-            f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
-            f"({result.termination}). Try a longer --time-limit, --strategy lp-first "
-            "or --relax."
-        )
-    duals = result.duals if relax or result.duals else lp_duals(data, options)
-    moved = None
-    if marginals:
-        from planner.optimize.marginals import finite_differences
-
-        moved = finite_differences(scenario, tables, marginals, options, relax=relax)
-    headline = {
-        "status": result.status.value,
-        "objective_usd": None if result.objective is None else result.objective * USD_SCALE,
-        "best_bound_usd": None if result.bound is None else result.bound * USD_SCALE,
-        "mip_gap": result.gap,
-        "solver": result.solver,
-        "termination": result.termination,
-        "solve_seconds": result.seconds,
-        "relax": relax,
-        **size,
-    }
-    out = build_plan(
-        data, solution, status=result.status.value, headline=headline, duals=duals, marginals=moved
-    )
-    out.diagnosis.extend(diagnose(data, out.tables))
-    return out

@@ -8,6 +8,7 @@ from typing import Any
 import pyomo.environ as pyo
 
 from planner.optimize.data import ModelData
+from planner.units import USD_SCALE
 
 ZERO = 1e-7
 """Values smaller than this (in their own unit) are solver noise and reported as zero."""
@@ -25,6 +26,9 @@ class Solution:
     x_inf: dict[Any, float]
     unmet_inf: dict[Any, float]
     unmet_train: dict[Any, float]
+    cost_usd: float
+    """The model's ``cost`` (NPV cost plus penalties, USD) at this solution, also when
+    another objective was solved for (see :mod:`planner.optimize.mga`)."""
 
 
 def _values(var: pyo.Var, integer: bool) -> dict[Any, float]:
@@ -49,4 +53,5 @@ def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
         x_inf=_values(model.x_inf, False),
         unmet_inf=_values(model.unmet_inf, False),
         unmet_train=_values(model.unmet_train, False),
+        cost_usd=float(pyo.value(model.cost.expr)) * USD_SCALE,
     )

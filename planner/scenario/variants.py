@@ -1,7 +1,7 @@
 """Variants of a scenario: a set of path → value edits applied to its document.
 
 One home for what sweeps, Monte Carlo (:mod:`planner.analysis`) and ``--marginal``
-(:mod:`planner.optimize.marginals`) do to a scenario. A path is a dotted path
+(:mod:`planner.marginals`) do to a scenario. A path is a dotted path
 (:mod:`planner.scenario.paths`): ``finance.wacc``, ``sites[texas].power_cap_mw.2028``,
 ``hardware[gb200-nvl72].price_usd``, ``inference[0].cache_hit_rate``.
 

@@ -19,7 +19,7 @@ from planner.analysis.tasks import (
     sweep_run_count,
 )
 from planner.errors import InputError
-from planner.optimize import throughput
+from planner.pipeline import throughput
 from planner.scenario import load_scenario
 
 

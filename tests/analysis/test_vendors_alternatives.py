@@ -11,7 +11,7 @@ from planner.analysis.alternatives import alternatives, alternatives_analysis
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.tasks import SOLVED, SolveSettings
 from planner.analysis.vendors import vendor_table, vendor_tasks
-from planner.optimize.checker import check_plan
+from planner.results.checker import check_plan
 from planner.scenario import load_scenario
 
 TWO_VENDORS = """

@@ -10,8 +10,9 @@ from types import ModuleType
 
 import pytest
 
-from planner.optimize import build_data, throughput
+from planner.optimize import build_data
 from planner.optimize.model import model_size
+from planner.pipeline import throughput
 from planner.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,8 +19,9 @@ from types import ModuleType
 import pyomo.environ as pyo
 import pytest
 
-from planner.optimize import build_data, build_model, throughput
+from planner.optimize import build_data, build_model
 from planner.optimize.model import model_size
+from planner.pipeline import throughput
 from planner.scenario import load_scenario
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "generate.py"

@@ -20,7 +20,7 @@ from libreoffice import error_cells, recalculated, require_soffice
 
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.costs import npv_at
-from planner.optimize import plan
+from planner.pipeline import plan
 from planner.results import Plan
 from planner.scenario import load_scenario
 

@@ -15,7 +15,7 @@ from openpyxl.chart import BarChart, LineChart
 from planner.errors import ExportError
 from planner.export.excel import SHEETS, build_workbook, write_workbook
 from planner.export.sheets.summary import MEASURED
-from planner.optimize import plan
+from planner.pipeline import plan
 from planner.results import COST_CATEGORIES
 from planner.scenario import load_scenario
 

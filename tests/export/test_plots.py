@@ -9,7 +9,7 @@ import pytest
 
 from planner.export import plots
 from planner.export.charts import CHARTS
-from planner.optimize import plan
+from planner.pipeline import plan
 from planner.scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""``--marginal`` re-solves (planner/optimize/marginals.py): edits and perf tables."""
+"""``--marginal`` re-solves (planner/marginals.py): edits and perf tables."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.optimize import plan, throughput
 from planner.perf.training import training_table
+from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario, paths
 from planner.scenario.schema import Scenario
 

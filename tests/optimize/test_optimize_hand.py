@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.optimize import build_data, build_model, plan, solve, throughput
+from planner.optimize import build_data, build_model, solve
 from planner.optimize.solve import SolverOptions
+from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 

@@ -9,16 +9,9 @@ from pathlib import Path
 import pytest
 
 from planner.errors import SolverError
-from planner.optimize import (
-    SolverOptions,
-    SolveStatus,
-    build_data,
-    build_model,
-    plan,
-    solve,
-    throughput,
-)
+from planner.optimize import SolverOptions, SolveStatus, build_data, build_model, solve
 from planner.optimize.model import model_size
+from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario
 from planner.scenario.resolve import hardware_specs
 
@@ -99,7 +92,7 @@ def test_hardware_absent_before_its_release_year() -> None:
 def test_build_and_solve_are_timed_and_logged(caplog: pytest.LogCaptureFixture) -> None:
     scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
     started = time.perf_counter()
-    with caplog.at_level(logging.INFO, logger="planner.optimize"):
+    with caplog.at_level(logging.INFO, logger="planner"):
         result = plan(scenario)
     elapsed = time.perf_counter() - started
     h = result.headline

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.catalog import hardware_catalog
-from planner.optimize import plan, throughput
+from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from planner.optimize import build_data, plan, throughput
-from planner.optimize.checker import check_plan
+from planner.optimize import build_data
+from planner.pipeline import plan, throughput
 from planner.results import Plan
+from planner.results.checker import check_plan
 from planner.scenario import load_scenario
 from planner.scenario.periods import flow_in, level_at, make_periods, periods_alive, rate_at
 from planner.scenario.schema import Horizon, Scenario

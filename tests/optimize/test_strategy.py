@@ -8,11 +8,12 @@ import pyomo.environ as pyo
 import pytest
 
 from planner.errors import SolverError
-from planner.optimize import SolverOptions, build_data, build_model, plan, solve, throughput
-from planner.optimize.checker import check_plan
+from planner.optimize import SolverOptions, build_data, build_model, solve
 from planner.optimize.solve import SolveResult, SolveStatus, highs_model
 from planner.optimize.solvers.handoff import model_arrays
 from planner.optimize.strategy import AUTO_LP_FIRST_VARIABLES, resolve, round_plan
+from planner.pipeline import plan, throughput
+from planner.results.checker import check_plan
 from planner.scenario import load_scenario
 
 HAND = Path(__file__).resolve().parents[1] / "scenarios"

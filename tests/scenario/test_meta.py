@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from planner.optimize import throughput
+from planner.pipeline import throughput
 from planner.scenario import load_scenario, paths, schema
 from planner.scenario.meta import UNKNOWN, FieldMeta, field_meta, perf_free_fields
 from planner.scenario.schema import (

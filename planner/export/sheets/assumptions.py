@@ -20,11 +20,11 @@ from __future__ import annotations
 from planner.export import cells
 from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, unit
 from planner.export.sheets.book import PERIOD, Book, table
-from planner.optimize.data import DAYS_PER_YEAR, HOURS_PER_YEAR
 from planner.results import Plan
 from planner.scenario.meta import field_meta
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Budget, Finance, HardwareChoice, Rental, Scenario, Site
+from planner.units import DAYS_PER_YEAR, HOURS_PER_YEAR
 
 TITLE = "Assumptions"
 HEADERS = ("section", "parameter", "item", "period", "value", "unit", "note")

@@ -20,7 +20,7 @@ from planner.export.sheets.summary import file_sha256
 from planner.results import COST_CATEGORIES
 
 if TYPE_CHECKING:
-    from planner.analysis.compare import Comparison
+    from planner.results.comparison import Comparison
 
 UNIT_FORMATS = {
     "USD": cells.USD,

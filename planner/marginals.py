@@ -22,15 +22,13 @@ error of each slope, reported as ``uncertainty``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import pandas as pd
 from pydantic import ValidationError
 
 from planner.economics import in_year_factor
-from planner.errors import SolverError
-from planner.optimize.data import USD_SCALE, build_data
 from planner.optimize.solve import SolverOptions
 from planner.scenario.schema import Scenario
 from planner.scenario.variants import (
@@ -42,7 +40,13 @@ from planner.scenario.variants import (
     whole_number,
 )
 
-log = logging.getLogger("planner.optimize")
+log = logging.getLogger("planner.marginals")
+
+Tables = tuple[pd.DataFrame, pd.DataFrame]
+Resolve = Callable[[Scenario, Tables, SolverOptions, bool], tuple[float, float]]
+"""(scenario, throughput tables, solver options, relax) → (objective, gap), USD."""
+Tabulate = Callable[[Scenario], Tables]
+"""scenario → its (inference, training) throughput tables."""
 
 MARGINAL_GAP = 1e-4
 STEP_SHARE = 0.01
@@ -72,32 +76,22 @@ def _step(current: float, whole: bool) -> float:
     return float(max(1, round(step))) if whole else step
 
 
-def _solve(
-    scenario: Scenario,
-    tables: tuple[pd.DataFrame, pd.DataFrame],
-    options: SolverOptions,
-    relax: bool,
-) -> tuple[float, float]:
-    """Objective and its gap to the bound, USD."""
-    from planner.optimize import build_and_solve
-
-    data = build_data(scenario, *tables, relax=relax)
-    result, _, _ = build_and_solve(data, options)
-    if result.objective is None:
-        raise SolverError(f"re-solve for a marginal value found no plan ({result.status.value})")
-    gap = abs(result.objective - (result.bound if result.bound is not None else result.objective))
-    return result.objective * USD_SCALE, gap * USD_SCALE
-
-
 def finite_differences(
     scenario: Scenario,
-    tables: tuple[pd.DataFrame, pd.DataFrame],
+    tables: Tables,
     names: Sequence[str],
     options: SolverOptions,
     *,
     relax: bool = False,
+    resolve: Resolve,
+    tabulate: Tabulate,
 ) -> pd.DataFrame:
-    """One row per path: up and down slopes, in cost saved per +1 unit of the value."""
+    """One row per path: up and down slopes, in cost saved per +1 unit of the value.
+
+    ``resolve`` re-solves a scenario variant (objective and gap, USD); ``tabulate``
+    recomputes the throughput tables of a variant whose perf inputs moved (both are the
+    pipeline's steps: :func:`planner.pipeline.objective_and_gap` and ``throughput``).
+    """
     doc, currents = prepare(
         scenario,
         [Change(path, 0.0) for path in names],
@@ -107,7 +101,7 @@ def finite_differences(
     years = scenario.horizon.year_list
     gap = MARGINAL_GAP if options.mip_gap is None else min(options.mip_gap, MARGINAL_GAP)
     tight = replace(options, mip_gap=gap)
-    base, base_gap = _solve(scenario, tables, tight, relax)
+    base, base_gap = resolve(scenario, tables, tight, relax)
     method = "LP finite difference" if relax else "MILP finite difference"
     rows = []
     for path in names:
@@ -125,8 +119,8 @@ def finite_differences(
             except ValidationError:
                 objectives[sign] = None  # e.g. a cap moved below zero: one-sided
                 continue
-            own = _tables(variant) if perf else tables
-            objectives[sign], g = _solve(variant, own, tight, relax)
+            own = tabulate(variant) if perf else tables
+            objectives[sign], g = resolve(variant, own, tight, relax)
             gaps.append(g)
         up, down = objectives.get(1), objectives.get(-1)
         slope_up = None if up is None else (base - up) / step
@@ -163,9 +157,3 @@ def finite_differences(
 
 def _slope(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.4g} USD"
-
-
-def _tables(scenario: Scenario) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from planner.optimize import throughput
-
-    return throughput(scenario)

@@ -22,7 +22,8 @@ from planner.economics import (
     tokens_over_years,
     tokens_per_day,
 )
-from planner.results import COST_CATEGORIES, Plan
+from planner.results.costs import COST_CATEGORIES
+from planner.results.plan import Plan
 from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5

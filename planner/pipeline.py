@@ -1,0 +1,270 @@
+"""The planning pipeline: check → perf → build → solve → Plan, as separate public steps.
+
+``plan(scenario)`` runs them all and returns a :class:`planner.results.Plan`::
+
+    check(scenario)                               # semantic checks: InputError
+    tables = throughput(scenario)                 # perf model (pure pandas)
+    data = build_data(scenario, *tables)          # sparse sets and parameter dicts
+    result, solution, size = build_and_solve(data, options)  # model, solver, plain dicts
+    plan = build_plan(data, solution, ...)        # tidy tables, headline, diagnosis
+
+It stands above :mod:`planner.optimize` (the model and the solver) and
+:mod:`planner.results` (the Plan), so neither imports the other's runner. A test can
+stop after any step (e.g. build a model and count its rows without solving). The build
+step takes a hook (``extend``) that adds rows or another objective to the built model;
+near-optimal alternatives use it (:mod:`planner.optimize.mga`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from planner.errors import InputError, SolverError
+from planner.marginals import finite_differences
+from planner.optimize import (
+    DEFAULT_SOLVER,
+    ModelData,
+    ModelHook,
+    Solution,
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    build_data,
+    build_model,
+    extract,
+    model_size,
+    resolve,
+    round_plan,
+    solve,
+)
+from planner.results import Plan, build_plan
+from planner.scenario.checks import check_scenario
+from planner.scenario.schema import Scenario
+from planner.units import USD_SCALE
+
+log = logging.getLogger("planner.pipeline")
+
+DUAL_ROWS = ("power", "budget", "supply", "demand")
+"""Constraint families whose LP duals are reported as shadow prices."""
+
+Tables = tuple[pd.DataFrame, pd.DataFrame]
+
+
+def check(scenario: Scenario) -> None:
+    """Raise InputError when the scenario fails a semantic check.
+
+    The calibration file is the perf model's to find (relative to the scenario file,
+    which a Scenario object does not know), so its existence is not checked here.
+    """
+    problems = [p for p in check_scenario(scenario) if p.path != "calibration"]
+    if problems:
+        raise InputError(scenario.name, problems)
+
+
+def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -> Tables:
+    """The perf model's (inference, training) throughput tables for ``scenario``.
+
+    ``calibration_path``: a calibration file to use instead of the scenario's own
+    ``calibration`` (which :func:`planner.scenario.load_scenario` has already resolved
+    against the scenario's folder).
+    """
+    from planner.perf import throughput_tables  # the perf package is heavy; import late
+
+    inference, training = throughput_tables(scenario, calibration_path=calibration_path)
+    return inference, training
+
+
+def solver_options(
+    scenario: Scenario,
+    *,
+    mip_gap: float | None = None,
+    time_limit_s: float | None = None,
+    solver: str | None = None,
+    threads: int | None = None,
+    strategy: str | None = None,
+) -> SolverOptions:
+    """Solver settings: the scenario's ``solver:`` section, overridden by any argument."""
+    section = scenario.solver
+    return SolverOptions(
+        name=solver or section.name,
+        mip_gap=section.mip_gap if mip_gap is None else mip_gap,
+        time_limit_s=section.time_limit_s if time_limit_s is None else time_limit_s,
+        threads=section.threads if threads is None else threads,
+        strategy=strategy or section.strategy,
+    )
+
+
+def build_and_solve(
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    *,
+    extend: ModelHook | None = None,
+) -> tuple[SolveResult, Solution | None, dict[str, Any]]:
+    """Build, solve and extract ``data``; time each step and log them with the model's size.
+
+    ``extend(model, data)`` runs on the built model before it is solved (extra rows,
+    another objective). The figures returned: ``build_seconds`` (ModelData → model,
+    with ``extend``), the model's size, ``handoff_seconds`` (model → the solver's own
+    model), ``solver_seconds`` (the solver's runs; with ``lp-first`` the LP
+    relaxation's and the rounded plan's too), ``load_seconds`` and ``extract_seconds``
+    (solution → plain dicts).
+    """
+    started = time.perf_counter()
+    model = build_model(data)
+    if extend is not None:
+        extend(model, data)
+    build_seconds = time.perf_counter() - started
+    size = model_size(model)
+    log.info(
+        "built %s model in %.3f s: %d variables (%d integer), %d constraints",
+        "LP" if data.relax else "MILP",
+        build_seconds,
+        size["variables"],
+        size["integer_variables"],
+        size["constraints"],
+    )
+    strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
+    lp_first = strategy == "lp-first"
+    result = solve(
+        model,
+        replace(options, strategy=strategy),
+        duals=duals,
+        rounding=round_plan if lp_first else None,
+    )
+    started = time.perf_counter()
+    solution = extract(model, data) if result.status.has_solution else None
+    timings = {
+        "build_seconds": build_seconds,
+        "handoff_seconds": result.handoff_seconds,
+        "solver_seconds": result.solver_seconds,
+        "load_seconds": result.load_seconds,
+        "extract_seconds": time.perf_counter() - started,
+        "nonzeros": result.nonzeros,
+        "strategy": strategy,
+    }
+    return result, solution, {**timings, **size}
+
+
+def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
+    """Duals of the LP relaxation (purchases and cluster choices continuous)."""
+    relaxed = replace(data, relax=True)
+    result, _, _ = build_and_solve(relaxed, replace(options, mip_gap=None), DUAL_ROWS)
+    if result.status != SolveStatus.OPTIMAL:
+        log.warning("LP relaxation ended %s: no shadow prices", result.status.value)
+        return None
+    return result.duals
+
+
+def headline(
+    result: SolveResult,
+    size: dict[str, Any],
+    *,
+    relax: bool,
+    objective_usd: float | None = None,
+) -> dict[str, Any]:
+    """How the solve went, for the Plan's headline: status, objective and bound (USD),
+    gap, solver, time and the model's size. ``objective_usd`` replaces the solver's
+    objective (when it solved for another one, e.g. an MGA weight); the bound is then
+    unknown."""
+    scaled = None if result.objective is None else result.objective * USD_SCALE
+    bound = None if result.bound is None else result.bound * USD_SCALE
+    return {
+        "status": result.status.value,
+        "objective_usd": scaled if objective_usd is None else objective_usd,
+        "best_bound_usd": bound if objective_usd is None else None,
+        "mip_gap": result.gap,
+        "solver": result.solver,
+        "termination": result.termination,
+        "solve_seconds": result.seconds,
+        "relax": relax,
+        **size,
+    }
+
+
+def no_plan(options: SolverOptions, scenario: Scenario, result: SolveResult) -> SolverError:
+    """The error when the solver ends without a plan, with what to try."""
+    return SolverError(
+        f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
+        f"({result.termination}). Try a longer --time-limit, --strategy lp-first "
+        "or --relax."
+    )
+
+
+def objective_and_gap(
+    scenario: Scenario, tables: Tables, options: SolverOptions, relax: bool
+) -> tuple[float, float]:
+    """Re-solve ``scenario``: its objective and the gap to the bound, USD (marginals)."""
+    result, _, _ = build_and_solve(build_data(scenario, *tables, relax=relax), options)
+    if result.objective is None:
+        raise SolverError(f"re-solve for a marginal value found no plan ({result.status.value})")
+    gap = abs(result.objective - (result.bound if result.bound is not None else result.objective))
+    return result.objective * USD_SCALE, gap * USD_SCALE
+
+
+def plan(
+    scenario: Scenario,
+    *,
+    relax: bool = False,
+    mip_gap: float | None = None,
+    time_limit_s: float | None = None,
+    solver: str | None = None,
+    threads: int | None = None,
+    strategy: str | None = None,
+    marginals: Sequence[str] = (),
+    tables: Tables | None = None,
+    calibration_path: str | Path | None = None,
+) -> Plan:
+    """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
+
+    ``tables`` (inference, training) replaces the perf model (tests, sweeps that
+    reuse them). ``marginals`` names scenario paths (e.g.
+    ``sites[texas].power_cap_mw.2028``) whose exact MILP marginal value to compute by
+    re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
+    planner.optimize.strategy); default the scenario's ``solver.strategy``.
+    """
+    check(scenario)
+    tables = tables or throughput(scenario, calibration_path)
+    data = build_data(scenario, *tables, relax=relax)
+    options = solver_options(
+        scenario,
+        mip_gap=mip_gap,
+        time_limit_s=time_limit_s,
+        solver=solver,
+        threads=threads,
+        strategy=strategy,
+    )
+    # A MILP has no duals: they come from its LP relaxation, which the default solver's
+    # lp-first strategy solves anyway (others need a second, relaxed solve).
+    wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
+    result, solution, size = build_and_solve(data, options, wanted)
+    if solution is None:
+        raise no_plan(options, scenario, result)
+    duals = result.duals if relax or result.duals else lp_duals(data, options)
+    moved = None
+    if marginals:
+        moved = finite_differences(
+            scenario,
+            tables,
+            marginals,
+            options,
+            relax=relax,
+            resolve=objective_and_gap,
+            tabulate=throughput,
+        )
+    return build_plan(
+        data,
+        solution,
+        status=result.status.value,
+        headline=headline(result, size, relax=relax),
+        duals=duals,
+        marginals=moved,
+        throughput=tables,
+    )

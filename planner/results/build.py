@@ -1,0 +1,102 @@
+"""Assemble a Plan from a solved model's plain-data solution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from planner.optimize.data import ModelData
+from planner.optimize.extract import Solution
+from planner.results.costs import costs_by_year, costs_table, usd_per_mtok_table
+from planner.results.diagnosis import diagnose
+from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
+from planner.results.limits import limits_tables
+from planner.results.plan import Plan
+from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table
+from planner.results.work import (
+    assignment_tables,
+    inference_by_place,
+    served_table,
+    training_table,
+    utilisation_table,
+)
+
+
+def build_plan(
+    d: ModelData,
+    sol: Solution,
+    *,
+    status: str,
+    headline: dict[str, Any],
+    duals: dict[str, dict[Any, float]] | None = None,
+    marginals: pd.DataFrame | None = None,
+    throughput: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+) -> Plan:
+    """Assemble the plan's tables, headline figures and diagnosis.
+
+    ``throughput``: the perf model's (inference, training) tables ``d`` was built from;
+    the Plan carries them so that exports never rerun the perf model.
+    """
+    purchases = purchases_table(d, sol)
+    fleet = fleet_table(d, sol)
+    rentals = rentals_table(d, sol)
+    split = inference_by_place(d, sol)
+    train, inf = assignment_tables(d, sol, split)
+    served = served_table(d, sol, inf)
+    training = training_table(d, sol, train)
+    limits = limits_tables(d, purchases, fleet)
+    costs = costs_table(d, purchases, fleet, rentals, served, training)
+    shadow = shadow_price_table(d, duals)
+    if marginals is not None and len(marginals):
+        shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
+    tables = {
+        "periods": periods_table(d),
+        "purchases": purchases,
+        "fleet": fleet,
+        "rentals": rentals,
+        "assignment_training": train,
+        "assignment_inference": inf,
+        "utilisation": utilisation_table(d, fleet, rentals, train, inf),
+        "served": served,
+        "training": training,
+        **limits,
+        "costs": costs,
+        "costs_by_year": costs_by_year(costs),
+        "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
+        "shadow_prices": shadow,
+    }
+    if marginals is not None and len(marginals):
+        tables["marginals"] = marginals
+    penalty = costs["category"].str.startswith("penalty")
+    figures = {
+        "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
+        "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
+        "undiscounted_cost_usd": float(costs.loc[~penalty, "usd"].sum()),
+        "capex_usd": float(purchases["capex_usd"].sum()),
+        "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
+        "unmet_training_flops": float(training["unmet_flops"].sum()),
+    }
+    parameters = {
+        "periods_per_year": d.periods_per_year,
+        "availability": d.availability,
+        "relax": d.relax,
+        "serving": d.serving,
+        "wacc": d.wacc,
+        "discount_factor_end": d.discount_factor_end,
+        "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
+        "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
+        "vendor_of_hardware": dict(d.vendor),
+        "accelerators_per_unit": dict(d.accelerators),
+    }
+    inference_throughput, training_throughput = throughput or (pd.DataFrame(), pd.DataFrame())
+    return Plan(
+        scenario=d.scenario_name,
+        status=status,
+        headline={**headline, **figures},
+        tables=tables,
+        diagnosis=diagnose(d, tables),
+        parameters=parameters,
+        inference_throughput=inference_throughput,
+        training_throughput=training_throughput,
+    )

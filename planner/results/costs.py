@@ -1,0 +1,151 @@
+"""Plan tables of money: costs by category and period, by year, and realised $/Mtok."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pandas as pd
+
+from planner.economics import (
+    ANNUITY_CAPITAL,
+    CASH_CAPITAL,
+    capital_recovery_factor,
+)
+from planner.optimize.data import ModelData
+from planner.results.tables import WHEN, frame
+from planner.units import (
+    MTOK,
+    RENTED,
+)
+
+COST_CATEGORIES = (
+    "capex",
+    "rent",
+    "energy",
+    "facility",
+    "maintenance",
+    "residual",
+    "penalty_unmet_inference",
+    "penalty_unmet_training",
+)
+
+
+def costs_table(
+    d: ModelData,
+    purchases: pd.DataFrame,
+    fleet: pd.DataFrame,
+    rentals: pd.DataFrame,
+    served: pd.DataFrame,
+    training: pd.DataFrame,
+) -> pd.DataFrame:
+    """Cash cost by period and category, undiscounted and present value.
+
+    Residual value is a negative cost booked in the last period with the horizon-end
+    discount factor; training penalties are booked in the run's last window period.
+    """
+    amounts: dict[tuple[str, str], float] = defaultdict(float)
+    for t, usd in purchases.groupby("period")["capex_usd"].sum().items():
+        amounts[(str(t), "capex")] += float(usd)
+    for t, usd in rentals.groupby("period")["cost_usd"].sum().items():
+        amounts[(str(t), "rent")] += float(usd)
+    for category in ("energy", "facility", "maintenance"):
+        for t, usd in fleet.groupby("period")[f"{category}_usd"].sum().items():
+            amounts[(str(t), category)] += float(usd)
+    for t, usd in served.groupby("period")["penalty_usd"].sum().items():
+        amounts[(str(t), "penalty_unmet_inference")] += float(usd)
+    for t, usd in training.groupby("penalty_period")["penalty_usd"].sum().items():
+        amounts[(str(t), "penalty_unmet_training")] += float(usd)
+    last = d.periods[-1].name
+    amounts[(last, "residual")] -= float(purchases["residual_usd"].sum())
+    rows = []
+    for p in d.periods:
+        for category in COST_CATEGORIES:
+            usd = amounts.get((p.name, category), 0.0)
+            factor = d.discount_factor_end if category == "residual" else d.discount_factor[p.label]
+            rows.append(
+                {
+                    "period": p.name,
+                    "year": p.year,
+                    "category": category,
+                    "usd": usd,
+                    "discount_factor": factor,
+                    "usd_pv": usd * factor,
+                }
+            )
+    out = frame(rows, [*WHEN, "category", "usd", "discount_factor", "usd_pv"])
+    out.attrs["capital_convention"] = CASH_CAPITAL
+    return out
+
+
+def costs_by_year(costs: pd.DataFrame) -> pd.DataFrame:
+    """The costs table rolled up to years: ``usd`` and ``usd_pv`` summed over each
+    year's periods (the discount factor differs by period, so it is not repeated)."""
+    out = costs.groupby(["year", "category"], as_index=False, sort=False)[["usd", "usd_pv"]].sum()
+    return out.sort_values("year", kind="stable", ignore_index=True)
+
+
+def usd_per_mtok_table(
+    d: ModelData, inference_split: dict[tuple, float], fleet: pd.DataFrame, served: pd.DataFrame
+) -> pd.DataFrame:
+    """Realised cost per Mtok served, per workload and period.
+
+    Each unit assigned to a workload (divided by availability, to carry its share of
+    spares) is charged its annualised cost: capital recovery of its vintage's price
+    (wacc, lifetime) plus energy, facility and maintenance; rented units their rent.
+    Divided by the Mtok actually served in the period.
+
+    Capital convention: **capital recovery (annuity, wacc, life)**, ``price · CRF``
+    each year, as :func:`planner.economics.unit_cost` and ``planner throughput``
+    charge it — the $/Mtok an operator would quote. The objective and the costs table
+    instead book cash capex at purchase less a straight-line residual value at the
+    horizon end (``planner.economics.CASH_CAPITAL``); over a whole life both recover
+    the price, but period by period they differ. The table's
+    ``attrs["capital_convention"]`` names the convention (``ANNUITY_CAPITAL``).
+    """
+    fleet = fleet.assign(
+        annual=fleet["units"]
+        * (
+            fleet["energy_usd_per_unit_year"]
+            + fleet["facility_usd_per_unit_year"]
+            + fleet["maintenance_usd_per_unit_year"]
+        )
+    )
+    capital = []
+    for row in fleet.itertuples(index=False):
+        price = (
+            d.price_usd[(row.hardware, row.vintage)]
+            if row.origin == "purchased"
+            else d.existing_price_usd[(row.hardware, row.site, int(row.vintage))]
+        )
+        crf = capital_recovery_factor(d.wacc, d.lifetime_years[row.hardware])
+        capital.append(row.units * price * crf)
+    fleet = fleet.assign(
+        annual=fleet["annual"] + pd.Series(capital, index=fleet.index, dtype=float)
+    )
+    grouped = fleet.groupby(["hardware", "site", "period"])[["annual", "units"]].sum()
+    per_unit = (grouped["annual"] / grouped["units"]).to_dict()
+    cost: dict[tuple[str, str], float] = defaultdict(float)
+    for (w, _, h, s, t), units in inference_split.items():
+        if s == RENTED:
+            rate = d.rent_usd_per_unit_year[(h, t)]
+            cost[(w, str(t))] += units * rate * d.period_length[t]
+        else:
+            rate = per_unit.get((h, s, str(t)), 0.0)
+            cost[(w, str(t))] += units / d.availability * rate * d.period_length[t]
+    rows = []
+    for row in served.itertuples(index=False):
+        mtok = row.served_tokens / MTOK
+        usd = cost.get((row.workload, row.period), 0.0)
+        rows.append(
+            {
+                "period": row.period,
+                "year": row.year,
+                "workload": row.workload,
+                "served_mtok": mtok,
+                "cost_usd": usd,
+                "usd_per_mtok": usd / mtok if mtok > 0 else float("nan"),
+            }
+        )
+    out = frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    out.attrs["capital_convention"] = ANNUITY_CAPITAL
+    return out

@@ -1,0 +1,162 @@
+"""Plan tables of the fleet: periods, purchases, installed units by vintage, rentals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from planner.economics import (
+    facility_mw_per_unit,
+    maintenance_usd_per_unit_year,
+)
+from planner.optimize.data import ModelData, PeriodLabel
+from planner.optimize.extract import Solution
+from planner.results.tables import WHEN, frame, vintage_label, when
+
+
+def periods_table(d: ModelData) -> pd.DataFrame:
+    return frame(
+        [
+            {
+                "period": p.name,
+                "year": p.year,
+                "start_year": p.start,
+                "length_years": p.length_years,
+                "discount_factor": d.discount_factor[p.label],
+            }
+            for p in d.periods
+        ],
+        [*WHEN, "start_year", "length_years", "discount_factor"],
+    )
+
+
+def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
+    rows = []
+    position = {p.label: p.index for p in d.periods}
+    for (h, s, v), units in sorted(sol.buy.items(), key=lambda kv: (position[kv[0][2]], kv[0][0])):
+        price = d.price_usd[(h, v)]
+        fraction = d.residual_fraction[(h, v)]
+        rows.append(
+            {
+                **when(d, v),
+                "hardware": h,
+                "site": s,
+                "units": units,
+                "price_usd": price,
+                "capex_usd": units * price,
+                "lifetime_years": d.lifetime_years[h],
+                "residual_fraction": fraction,
+                "residual_usd": units * price * fraction,
+            }
+        )
+    return frame(
+        rows,
+        [
+            *WHEN,
+            "hardware",
+            "site",
+            "units",
+            "price_usd",
+            "capex_usd",
+            "lifetime_years",
+            "residual_fraction",
+            "residual_usd",
+        ],
+    )
+
+
+FLEET_COLUMNS = [
+    *WHEN,
+    "hardware",
+    "site",
+    "origin",
+    "vintage",
+    "units",
+    "accelerators",
+    "power_kw_per_unit",
+    "pue",
+    "facility_mw",
+    "energy_usd_per_unit_year",
+    "facility_usd_per_unit_year",
+    "maintenance_usd_per_unit_year",
+    "length_years",
+    "energy_usd",
+    "facility_usd",
+    "maintenance_usd",
+]
+
+
+def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
+    """Owned units by period and vintage (purchase period, or install year of existing)."""
+    rows = []
+
+    def row(h: str, s: str, t: PeriodLabel, origin: str, vintage: Any, units: float, base: float):
+        length = d.period_length[t]
+        energy = d.energy_usd_per_unit_year[(h, s, t)]
+        facility = d.facility_usd_per_unit_year[(h, s, t)]
+        maintenance = maintenance_usd_per_unit_year(base, d.maintenance_fraction)
+        rows.append(
+            {
+                **when(d, t),
+                "hardware": h,
+                "site": s,
+                "origin": origin,
+                "vintage": vintage_label(d, vintage),
+                "units": units,
+                "accelerators": units * d.accelerators[h],
+                "power_kw_per_unit": d.power_kw[h],
+                "pue": d.pue[s],
+                "facility_mw": units * facility_mw_per_unit(d.power_kw[h], d.pue[s]),
+                "energy_usd_per_unit_year": energy,
+                "facility_usd_per_unit_year": facility,
+                "maintenance_usd_per_unit_year": maintenance,
+                "length_years": length,
+                "energy_usd": units * energy * length,
+                "facility_usd": units * facility * length,
+                "maintenance_usd": units * maintenance * length,
+            }
+        )
+
+    for h, s, t in d.fleet_index:
+        for v in d.vintages_alive.get((h, s, t), ()):
+            units = sol.buy.get((h, s, v), 0.0)
+            if units:
+                row(h, s, t, "purchased", v, units, d.price_usd[(h, v)])
+        for i in d.cohorts_alive.get((h, s, t), ()):
+            units = sol.kept.get((h, s, i, t), 0.0)
+            if units:
+                row(h, s, t, "existing", i, units, d.existing_price_usd[(h, s, i)])
+    return frame(rows, FLEET_COLUMNS)
+
+
+def rentals_table(d: ModelData, sol: Solution) -> pd.DataFrame:
+    rows = [
+        {
+            **when(d, t),
+            "hardware": h,
+            "units": units,
+            "accelerators": units * d.accelerators[h],
+            "usd_per_unit_year": d.rent_usd_per_unit_year[(h, t)],
+            "max_units": d.rent_max_units.get((h, t), float("nan")),
+            "length_years": d.period_length[t],
+            "cost_usd": units * d.rent_usd_per_unit_year[(h, t)] * d.period_length[t],
+        }
+        for (h, t), units in sol.rent.items()
+    ]
+    columns = [*WHEN, "hardware", "units", "accelerators", "usd_per_unit_year"]
+    return frame(rows, [*columns, "max_units", "length_years", "cost_usd"])
+
+
+def fleet_by_year(
+    fleet: pd.DataFrame, periods: pd.DataFrame, keys: tuple[str, ...] = ("hardware",)
+) -> pd.DataFrame:
+    """Units owned at each year's end (in its last period), per ``keys``: long format
+    with columns ``year``, the keys and ``units``. A stock, so it is read, not summed;
+    ``periods`` is the plan's periods table (which period ends each year)."""
+    columns = ["year", *keys, "units"]
+    year_end = set(periods.groupby("year")["period"].last())
+    at_end = fleet[fleet["period"].isin(year_end)]
+    if at_end.empty:
+        return pd.DataFrame(columns=columns)
+    return at_end.groupby(["year", *keys], as_index=False)["units"].sum()[columns]
