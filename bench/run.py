@@ -159,7 +159,9 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
             solution = extract(model, data)
             row["extract_s"] = time.perf_counter() - started
             started = time.perf_counter()
-            plan = build_plan(data, solution, status=result.status.value, headline={})
+            plan = build_plan(
+                data, solution, status=result.status.value, headline={}, throughput=tables
+            )
             row["results_s"] = time.perf_counter() - started
             if not args.no_workbook:
                 started = time.perf_counter()

@@ -1,0 +1,129 @@
+"""build_data: the scenario and its throughput tables → one ModelData, part by part."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+import pandas as pd
+
+from planner.errors import InputError, Problem
+from planner.optimize.data.context import Context, periods_for
+from planner.optimize.data.fleet import existing, fleet, purchases
+from planner.optimize.data.lookups import lookups
+from planner.optimize.data.model_data import ModelData
+from planner.optimize.data.rates import discounting, throughput_rates
+from planner.optimize.data.sites import places, rentals, site_economics
+from planner.optimize.data.work import inference, training
+from planner.perf.workloads import serving_workloads
+from planner.scenario.periods import Period
+from planner.scenario.resolve import hardware_specs
+from planner.scenario.schema import Scenario
+from planner.units import RENTED
+
+
+class Scalars(TypedDict):
+    """What ModelData takes straight from the scenario and the hardware specs."""
+
+    scenario_name: str
+    relax: bool
+    serving: str
+    periods: tuple[Period, ...]
+    periods_per_year: int
+    sites: tuple[str, ...]
+    hardware: tuple[str, ...]
+    runs: tuple[str, ...]
+    workloads: tuple[str, ...]
+    wacc: float
+    availability: float
+    maintenance_fraction: float
+    penalty_usd_per_mtok: float
+    penalty_usd_per_pflop: float
+    vendor_share_max: dict[str, float]
+    accelerators: dict[str, int]
+    power_kw: dict[str, float]
+    vendor: dict[str, str]
+    lifetime_years: dict[str, int]
+
+
+def scalars(ctx: Context, relax: bool) -> Scalars:
+    scenario = ctx.scenario
+    fin = scenario.finance
+    return {
+        "scenario_name": scenario.name,
+        "relax": relax,
+        "serving": scenario.serving,
+        "periods": ctx.periods,
+        "periods_per_year": ctx.per_year,
+        "sites": ctx.sites,
+        "hardware": ctx.hardware,
+        "runs": tuple(r.name for r in scenario.training),
+        "workloads": tuple(w.name for w in serving_workloads(scenario)),
+        "wacc": fin.wacc,
+        "availability": fin.availability,
+        "maintenance_fraction": fin.maintenance_fraction_of_capex_per_year,
+        "penalty_usd_per_mtok": scenario.penalties.unmet_inference_usd_per_mtok,
+        "penalty_usd_per_pflop": scenario.penalties.unmet_training_usd_per_pflop,
+        "vendor_share_max": dict(scenario.vendor_share_max),
+        "accelerators": {h: s.accelerators for h, s in ctx.specs.items()},
+        "power_kw": {h: s.power_kw for h, s in ctx.specs.items()},
+        "vendor": {h: s.vendor for h, s in ctx.specs.items()},
+        "lifetime_years": {h: s.lifetime_years for h, s in ctx.specs.items()},
+    }
+
+
+def build_data(
+    scenario: Scenario,
+    inference_table: pd.DataFrame,
+    training_table: pd.DataFrame,
+    *,
+    relax: bool = False,
+) -> ModelData:
+    """The model data of ``scenario`` given the perf model's throughput tables.
+
+    ``inference_table`` and ``training_table`` are the two tables of
+    :func:`planner.perf.throughput_tables`.
+    """
+    if any(s.name == RENTED for s in scenario.sites):
+        raise InputError(
+            None, Problem(path="sites", message=f"site name {RENTED!r} is reserved for rentals")
+        )
+    ctx = Context(
+        scenario=scenario,
+        specs=hardware_specs(scenario),
+        periods=periods_for(scenario),
+        sites=tuple(s.name for s in scenario.sites),
+        hardware=tuple(h.id for h in scenario.hardware),
+    )
+    rates = throughput_rates(ctx, inference_table, training_table)
+    # Hardware that can do some work; nothing else is worth buying or renting.
+    useful = {k[2] for k in rates["inf_tokens_per_s"]} | {k[1] for k in rates["train_flops_per_s"]}
+    bought = purchases(ctx, useful)
+    cohorts = existing(ctx)
+    owned = fleet(ctx, bought["buy_index"], cohorts["existing_index"])
+    rented = rentals(ctx, useful)
+    where = places(ctx, owned["fleet_index"], rented["rent_index"])
+    train = training(ctx, rates["train_flops_per_s"], rates["train_zflop"], where["places"])
+    serve = inference(ctx, rates["inf_tokens_per_s"], where["places"])
+    rows = lookups(
+        ctx,
+        buy_index=bought["buy_index"],
+        fleet_index=owned["fleet_index"],
+        train_index=train["train_index"],
+        inf_index=serve["inf_index"],
+        demand_rows=serve["demand_rows"],
+        places=where["places"],
+    )
+    return ModelData(
+        **scalars(ctx, relax),
+        **rates,
+        **discounting(ctx),
+        **bought,
+        **cohorts,
+        **owned,
+        **site_economics(ctx, owned["fleet_index"]),
+        **rented,
+        **where,
+        **train,
+        **serve,
+        **rows,
+    )

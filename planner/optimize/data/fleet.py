@@ -1,0 +1,105 @@
+"""Owned hardware: purchases, existing cohorts, and which of them are alive when."""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from typing import TypedDict
+
+from planner.economics import residual_fraction, unit_price_usd
+from planner.optimize.data.context import Context
+from planner.optimize.data.model_data import Key
+from planner.scenario.periods import PeriodLabel
+
+Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
+
+
+class Purchases(TypedDict):
+    buy_index: tuple[Key, ...]
+    price_usd: dict[Key, float]
+    residual_fraction: dict[Key, float]
+
+
+class Existing(TypedDict):
+    existing_units: dict[Key, int]
+    existing_price_usd: dict[Key, float]
+    existing_index: tuple[Key, ...]
+
+
+class Fleet(TypedDict):
+    fleet_index: tuple[Key, ...]
+    vintages_alive: dict[Key, tuple[PeriodLabel, ...]]
+    cohorts_alive: dict[Key, tuple[int, ...]]
+    fleet_balance: dict[Key, Balance]
+
+
+def purchases(ctx: Context, useful: set[str]) -> Purchases:
+    """Purchases of useful hardware, from its release year, at the sites it may go to."""
+    horizon_end = ctx.periods[-1].end
+    buy_index: list[Key] = []
+    price: dict[Key, float] = {}
+    residual: dict[Key, float] = {}
+    for h in ctx.hardware:
+        if h not in useful:
+            continue
+        choice = ctx.choice(h)
+        allowed = choice.sites or list(ctx.sites)
+        life = ctx.specs[h].lifetime_years
+        for p in ctx.periods:
+            if not ctx.released(h, p):
+                continue
+            price[(h, p.label)] = unit_price_usd(choice, ctx.specs[h], p.start)
+            residual[(h, p.label)] = residual_fraction(p.start, life, horizon_end)
+            buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
+    return {"buy_index": tuple(buy_index), "price_usd": price, "residual_fraction": residual}
+
+
+def existing(ctx: Context) -> Existing:
+    """Existing cohorts (hardware, site, year installed) and the periods they live in."""
+    units: dict[Key, int] = defaultdict(int)
+    for row in ctx.scenario.existing_fleet:
+        units[(row.hardware, row.site, row.installed)] += row.units
+    start = ctx.scenario.horizon.start
+    index = [
+        (h, s, installed, p.label)
+        for (h, s, installed) in units
+        for p in ctx.alive((installed - start) * ctx.per_year, h)
+    ]
+    return {
+        "existing_units": dict(units),
+        "existing_price_usd": {e: ctx.specs[e[0]].price_usd for e in units},
+        "existing_index": tuple(index),
+    }
+
+
+def fleet(ctx: Context, buy_index: tuple[Key, ...], existing_index: tuple[Key, ...]) -> Fleet:
+    """Owned capacity: which purchase vintages and existing cohorts are alive when."""
+    position = {p.label: p.index for p in ctx.periods}
+    vintages: dict[Key, list[PeriodLabel]] = defaultdict(list)
+    for h, s, v in buy_index:
+        for p in ctx.alive(position[v], h):
+            vintages[(h, s, p.label)].append(v)
+    cohorts: dict[Key, list[int]] = defaultdict(list)
+    for h, s, installed, t in existing_index:
+        cohorts[(h, s, t)].append(installed)
+    index = sorted(set(vintages) | set(cohorts), key=lambda k: (position[k[2]], k[0], k[1]))
+    previous = {b.label: a.label for a, b in itertools.pairwise(ctx.periods)}
+    balance: dict[Key, Balance] = {}
+    for h, s, t in index:
+        before = previous.get(t)
+        was = (h, s, before)
+        now_v, then_v = vintages.get((h, s, t), []), vintages.get(was, [])
+        now_c, then_c = cohorts.get((h, s, t), []), cohorts.get(was, [])
+        balance[(h, s, t)] = (
+            was if was in vintages or was in cohorts else None,
+            tuple((h, s, v) for v in now_v if v not in then_v),
+            tuple((h, s, v) for v in then_v if v not in now_v),
+            tuple((h, s, i, t) for i in now_c),
+            tuple((h, s, i, before) for i in then_c),
+        )
+    return {
+        "fleet_index": tuple(index),
+        "vintages_alive": {k: tuple(v) for k, v in vintages.items()},
+        "cohorts_alive": {k: tuple(v) for k, v in cohorts.items()},
+        "fleet_balance": balance,
+    }

@@ -1,0 +1,174 @@
+"""ModelData: the one frozen object the Pyomo model is built from (units: see the package)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner.scenario.periods import Period, PeriodLabel
+
+Key = tuple[Any, ...]
+"""An index tuple: strings for names, period labels (the year for yearly periods, else
+e.g. ``"2027Q3"``) and install years (ints)."""
+
+
+@dataclass(frozen=True)
+class ModelData:
+    """Sparse sets and parameters of one optimisation (units in the module docstring).
+
+    Index conventions: ``h`` hardware, ``s`` site (``RENTED`` for rented capacity),
+    ``t``/``v`` period labels (``v`` a purchase vintage), ``i`` the install year of an
+    existing-fleet cohort, ``r`` a training run, ``w`` a workload, ``role`` one
+    of ``serve`` (colocated), ``prefill``, ``decode`` and ``stage`` one of ``output``,
+    ``prefill`` (the two demand rows of a workload).
+    """
+
+    scenario_name: str
+    relax: bool
+    serving: str
+    periods: tuple[Period, ...]
+    periods_per_year: int
+    sites: tuple[str, ...]
+    hardware: tuple[str, ...]
+    runs: tuple[str, ...]
+    workloads: tuple[str, ...]
+    wacc: float
+    availability: float
+
+    # --- decision index sets -------------------------------------------------------
+    buy_index: tuple[Key, ...]
+    """(h, s, v): purchases allowed (released, allowed at the site, useful)."""
+    existing_index: tuple[Key, ...]
+    """(h, s, i, t): existing cohort (h, s, installed in year i) still alive in period t."""
+    rent_index: tuple[Key, ...]
+    """(h, t): rental offered and hardware released."""
+    fleet_index: tuple[Key, ...]
+    """(h, s, t): owned capacity can exist (some vintage or cohort alive); the index of
+    the ``installed`` stock variable, in period order."""
+    train_choice_index: tuple[Key, ...]
+    """(r, h, s): run r may sit on hardware h at site s (or rented)."""
+    train_index: tuple[Key, ...]
+    """(r, h, s, t): units of h at s working on run r in period t (inside its window)."""
+    inf_index: tuple[Key, ...]
+    """(w, role, h, t): units of h serving workload w's role in period t, wherever they
+    are (owned at any site or rented): inference is not tied to a site."""
+    pool_index: tuple[Key, ...]
+    """(h, t): capacity rows pooling every place h works in t (sites and rentals)."""
+    site_train_index: tuple[Key, ...]
+    """(h, s, t): training capacity rows per place, where h works in more than one place."""
+    demand_index: tuple[Key, ...]
+    """(w, t): periods in which workload w has demand."""
+    demand_rows: tuple[Key, ...]
+    """(w, t, stage): demand rows (stage ``output``; plus ``prefill`` when disaggregated)."""
+
+    # --- lookups (who appears in which row) ----------------------------------------
+    vintages_alive: dict[Key, tuple[PeriodLabel, ...]]
+    """(h, s, t) → purchase periods v whose units are alive in t."""
+    cohorts_alive: dict[Key, tuple[int, ...]]
+    """(h, s, t) → install years i of the existing cohorts alive in t."""
+    previous_period: dict[PeriodLabel, PeriodLabel]
+    """t → the period before it (absent for the first)."""
+    fleet_balance: dict[
+        Key, tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
+    ]
+    """(h, s, t) → what changes the stock from the period before: the previous
+    ``installed`` key (None if nothing was installed), purchases entering and leaving
+    service (buy keys), existing cohorts now and before (kept keys)."""
+    places: dict[Key, tuple[str, ...]]
+    """(h, t) → where h can work in t: sites with owned units, then ``RENTED``."""
+    train_at_unit: dict[Key, tuple[str, ...]]
+    """(h, s, t) → runs that may use it."""
+    pool_train: dict[Key, tuple[Key, ...]]
+    """(h, t) → (r, s) training assignments on h in t, at every place."""
+    pool_inf: dict[Key, tuple[Key, ...]]
+    """(h, t) → (w, role) inference assignments on h in t."""
+    train_terms: dict[str, tuple[Key, ...]]
+    """r → (h, s, t) assignment keys."""
+    supply_terms: dict[Key, tuple[str, ...]]
+    """(h, t) → sites where h may be bought in t."""
+    demand_terms: dict[Key, tuple[Key, ...]]
+    """(w, t, stage) → (role, h) assignment keys."""
+    site_fleet: dict[Key, tuple[str, ...]]
+    """(s, t) → hardware installed at s in t."""
+    period_fleet: dict[PeriodLabel, tuple[Key, ...]]
+    """t → (h, s) pairs with owned capacity in t."""
+    period_buys: dict[PeriodLabel, tuple[Key, ...]]
+    """t → (h, s) pairs buyable in t."""
+
+    # --- parameters ----------------------------------------------------------------
+    period_length: dict[PeriodLabel, float]
+    discount_factor: dict[PeriodLabel, float]
+    """(1 + wacc)^−(start_t − horizon start), start in fractional years: cash flows are
+    booked at the period start (2027Q3 of a horizon from 2026: (1 + wacc)^−1.5)."""
+    discount_factor_end: float
+    """(1 + wacc)^−(horizon length): discounts the residual value at the horizon end."""
+    accelerators: dict[str, int]
+    power_kw: dict[str, float]
+    vendor: dict[str, str]
+    lifetime_years: dict[str, int]
+    price_usd: dict[Key, float]
+    """(h, v) → unit price in period v, USD."""
+    residual_fraction: dict[Key, float]
+    """(h, v) → share of the price a unit bought in v still holds at the horizon end."""
+    existing_units: dict[Key, int]
+    """(h, s, i) → units of the existing cohort installed in year i."""
+    existing_price_usd: dict[Key, float]
+    """(h, s, i) → catalog price of a cohort unit (its maintenance base), USD."""
+    pue: dict[str, float]
+    energy_usd_per_unit_year: dict[Key, float]
+    """(h, s, t) → power_kw · PUE · utilisation · 8760 · $/kWh."""
+    facility_usd_per_unit_year: dict[Key, float]
+    """(h, s, t) → power_kw · facility $/kW-year."""
+    maintenance_fraction: float
+    rent_usd_per_unit_year: dict[Key, float]
+    """(h, t) → $/accelerator-hour · 8760 · accelerators."""
+    rent_max_units: dict[Key, float]
+    power_cap_mw: dict[Key, float]
+    """(s, t) → facility MW."""
+    budget_usd: dict[PeriodLabel, float]
+    """t → capex budget for the period, USD: the year's budget · length (absent = unlimited)."""
+    supply_max_units: dict[Key, float]
+    """(h, t) → most units bought in the period: per-year cap · length (absent = unlimited)."""
+    vendor_share_max: dict[str, float]
+    train_zflop: dict[str, float]
+    """r → training work required, ZFLOP."""
+    train_rate: dict[Key, float]
+    """(r, h, t) → ZFLOP one unit delivers over period t (goodput-adjusted)."""
+    train_flops_per_s: dict[Key, float]
+    """(r, h) → FLOP/s per unit (goodput-adjusted)."""
+    train_big_m: dict[Key, float]
+    """(r, h, s, t) → most units run r can use in t on h (finishing it inside t)."""
+    train_window: dict[str, tuple[PeriodLabel, PeriodLabel]]
+    """r → first and last period of the run's window (whole years)."""
+    train_window_years: dict[str, tuple[int, int]]
+    """r → first and last year of the run's window."""
+    train_penalty_period: dict[str, PeriodLabel]
+    """r → period whose discount factor prices the run's unmet work (its window's last)."""
+    inf_rate: dict[Key, float]
+    """(w, role, h) → Mtok/day one unit delivers (output tokens; prefill role: uncached input)."""
+    inf_tokens_per_s: dict[Key, float]
+    """(w, role, h) → tokens/s per unit, as the perf table gives it."""
+    demand_peak: dict[Key, float]
+    """(w, t, stage) → peak demand, Mtok/day."""
+    demand_tokens_per_day: dict[Key, float]
+    """(w, t) → average output tokens/day."""
+    peak_to_average: dict[str, float]
+    prefill_ratio: dict[str, float]
+    """w → uncached input tokens per output token: r_in · (1 − cache hit rate)."""
+    penalty_usd_per_mtok: float
+    penalty_usd_per_pflop: float
+
+    @property
+    def labels(self) -> list[PeriodLabel]:
+        return [p.label for p in self.periods]
+
+    @property
+    def horizon_end(self) -> float:
+        return self.periods[-1].end
+
+    def period(self, label: PeriodLabel) -> Period:
+        return self.period_by_label[label]
+
+    @property
+    def period_by_label(self) -> dict[PeriodLabel, Period]:
+        return {p.label: p for p in self.periods}
