@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from planner.economics import in_year_factor
 from planner.optimize.solve import SolverOptions
+from planner.results.shadow import FD, LP_FD, SHADOW_COLUMNS
 from planner.scenario.schema import Scenario
 from planner.scenario.variants import (
     Change,
@@ -51,15 +52,7 @@ Tabulate = Callable[[Scenario], Tables]
 MARGINAL_GAP = 1e-4
 STEP_SHARE = 0.01
 COLUMNS = [
-    "limit",
-    "period",
-    "year",
-    "subject",
-    "value",
-    "unit",
-    "value_in_year_usd",
-    "method",
-    "meaning",
+    *SHADOW_COLUMNS,
     "current",
     "step",
     "objective_usd",
@@ -69,6 +62,7 @@ COLUMNS = [
     "slope_down",
     "uncertainty",
 ]
+"""The shadow-price table's columns (the marginals join it), then the re-solves'."""
 
 
 def _step(current: float, whole: bool) -> float:
@@ -102,7 +96,7 @@ def finite_differences(
     gap = MARGINAL_GAP if options.mip_gap is None else min(options.mip_gap, MARGINAL_GAP)
     tight = replace(options, mip_gap=gap)
     base, base_gap = resolve(scenario, tables, tight, relax)
-    method = "LP finite difference" if relax else "MILP finite difference"
+    method = LP_FD if relax else FD
     rows = []
     for path in names:
         current = currents[path]

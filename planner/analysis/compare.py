@@ -127,20 +127,14 @@ def solve_files(
     All files are read first, so a broken last file is reported (exit 2) before any
     time is spent solving the others.
     """
-    from planner.pipeline import plan, throughput
+    from planner.pipeline import plan
     from planner.scenario import load_scenario
 
     scenarios = [(path, load_scenario(path)) for path in map(Path, paths)]
     loaded = []
     for path, scenario in scenarios:
-        tables = throughput(scenario)
         result = plan(
-            scenario,
-            relax=relax,
-            mip_gap=mip_gap,
-            time_limit_s=time_limit_s,
-            threads=threads,
-            tables=tables,
+            scenario, relax=relax, mip_gap=mip_gap, time_limit_s=time_limit_s, threads=threads
         )
         loaded.append((path, scenario, result))
     labels = unique_labels([s.name for _, s, _ in loaded], [p for p, _, _ in loaded])

@@ -25,6 +25,7 @@ SHADOW_COLUMNS = [
 ]
 LP = "LP relaxation"
 FD = "MILP finite difference"
+LP_FD = "LP finite difference"
 
 
 def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) -> pd.DataFrame:

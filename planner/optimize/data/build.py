@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 import pandas as pd
 
 from planner.errors import InputError, Problem
@@ -15,60 +13,9 @@ from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sites import places, rentals, site_economics
 from planner.optimize.data.work import inference, training
 from planner.perf.workloads import serving_workloads
-from planner.scenario.periods import Period
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import RENTED
-
-
-class Scalars(TypedDict):
-    """What ModelData takes straight from the scenario and the hardware specs."""
-
-    scenario_name: str
-    relax: bool
-    serving: str
-    periods: tuple[Period, ...]
-    periods_per_year: int
-    sites: tuple[str, ...]
-    hardware: tuple[str, ...]
-    runs: tuple[str, ...]
-    workloads: tuple[str, ...]
-    wacc: float
-    availability: float
-    maintenance_fraction: float
-    penalty_usd_per_mtok: float
-    penalty_usd_per_pflop: float
-    vendor_share_max: dict[str, float]
-    accelerators: dict[str, int]
-    power_kw: dict[str, float]
-    vendor: dict[str, str]
-    lifetime_years: dict[str, int]
-
-
-def scalars(ctx: Context, relax: bool) -> Scalars:
-    scenario = ctx.scenario
-    fin = scenario.finance
-    return {
-        "scenario_name": scenario.name,
-        "relax": relax,
-        "serving": scenario.serving,
-        "periods": ctx.periods,
-        "periods_per_year": ctx.per_year,
-        "sites": ctx.sites,
-        "hardware": ctx.hardware,
-        "runs": tuple(r.name for r in scenario.training),
-        "workloads": tuple(w.name for w in serving_workloads(scenario)),
-        "wacc": fin.wacc,
-        "availability": fin.availability,
-        "maintenance_fraction": fin.maintenance_fraction_of_capex_per_year,
-        "penalty_usd_per_mtok": scenario.penalties.unmet_inference_usd_per_mtok,
-        "penalty_usd_per_pflop": scenario.penalties.unmet_training_usd_per_pflop,
-        "vendor_share_max": dict(scenario.vendor_share_max),
-        "accelerators": {h: s.accelerators for h, s in ctx.specs.items()},
-        "power_kw": {h: s.power_kw for h, s in ctx.specs.items()},
-        "vendor": {h: s.vendor for h, s in ctx.specs.items()},
-        "lifetime_years": {h: s.lifetime_years for h, s in ctx.specs.items()},
-    }
 
 
 def build_data(
@@ -113,8 +60,28 @@ def build_data(
         demand_rows=serve["demand_rows"],
         places=where["places"],
     )
+    fin = scenario.finance
+    specs = ctx.specs
     return ModelData(
-        **scalars(ctx, relax),
+        scenario_name=scenario.name,
+        relax=relax,
+        serving=scenario.serving,
+        periods=ctx.periods,
+        periods_per_year=ctx.per_year,
+        sites=ctx.sites,
+        hardware=ctx.hardware,
+        runs=tuple(r.name for r in scenario.training),
+        workloads=tuple(w.name for w in serving_workloads(scenario)),
+        wacc=fin.wacc,
+        availability=fin.availability,
+        maintenance_fraction=fin.maintenance_fraction_of_capex_per_year,
+        penalty_usd_per_mtok=scenario.penalties.unmet_inference_usd_per_mtok,
+        penalty_usd_per_pflop=scenario.penalties.unmet_training_usd_per_pflop,
+        vendor_share_max=dict(scenario.vendor_share_max),
+        accelerators={h: s.accelerators for h, s in specs.items()},
+        power_kw={h: s.power_kw for h, s in specs.items()},
+        vendor={h: s.vendor for h, s in specs.items()},
+        lifetime_years={h: s.lifetime_years for h, s in specs.items()},
         **rates,
         **discounting(ctx),
         **bought,
