@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
-from planner.errors import SolverError
+from planner.errors import InputError, Problem, SolverError
 
 EXPORT_GRACE_S = 30.0
 """Seconds past the time limit an export of a finished plan may take."""
@@ -53,8 +53,16 @@ class Deadline:
     """
 
     def __init__(self, seconds: float) -> None:
-        if not seconds > 0 or math.isnan(seconds):
-            raise ValueError(f"a time limit must be a positive number of seconds, not {seconds}")
+        if not (seconds > 0 and math.isfinite(seconds)):  # NaN compares false to all
+            raise InputError(
+                None,
+                Problem(
+                    path="--time-limit",
+                    message="the time limit must be a positive number of seconds",
+                    found=repr(seconds),
+                    expected="a number above 0, e.g. --time-limit 120",
+                ),
+            )
         self.seconds = float(seconds)
         self.started = time.monotonic()
         self.end = self.started + self.seconds

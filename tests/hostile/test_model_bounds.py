@@ -195,10 +195,18 @@ def test_deadline_nests_keeping_the_earlier_end_and_grace_extends_it() -> None:
     assert remaining() is None  # the run's deadline ends with its block
 
 
-@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan")])
+@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan"), float("inf")])
 def test_deadline_refuses_a_limit_that_is_not_a_positive_number(seconds: float) -> None:
-    with pytest.raises(ValueError, match="positive number of seconds"):
+    with pytest.raises(InputError, match="positive number of seconds") as raised:
         Deadline(seconds)
+    assert raised.value.exit_code == 2 and repr(seconds) in str(raised.value)
+
+
+def test_a_nan_time_limit_is_bad_input_not_an_internal_error(tmp_path: Path) -> None:
+    done, _ = cli("run", SHIPPED / "baseline.yaml", "--time-limit", "nan", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "--time-limit: the time limit must be a positive number" in done.stderr
+    assert "internal error" not in done.stderr
 
 
 def test_each_stage_checks_the_deadline() -> None:
