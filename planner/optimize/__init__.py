@@ -2,6 +2,7 @@
 
 ``plan(scenario)`` runs them all and returns a :class:`planner.results.Plan`::
 
+    check_size(scenario)                          # refuse a model too big to build
     tables = throughput_tables(scenario)          # perf model (pure pandas)
     data = build_data(scenario, *tables)          # sparse sets and parameter dicts
     model = build_model(data)                     # Pyomo, one function per family
@@ -9,6 +10,8 @@
     solution = extract(model, data)               # plain dicts; Pyomo ends here
 
 A test can stop after any step (e.g. build a model and count its rows without solving).
+``plan`` runs inside a :class:`planner.deadline.Deadline` of the solver's time limit
+(or the caller's, if earlier): every step checks it and the solver gets what is left.
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from planner import deadline
+from planner.deadline import Deadline
 from planner.errors import InputError, SolverError
 from planner.optimize.data import USD_SCALE, ModelData, build_data
 from planner.optimize.diagnosis import diagnose
 from planner.optimize.extract import Solution, extract
 from planner.optimize.model import build_model, model_size
+from planner.optimize.size import DEFAULT_MAX_NONZEROS, SizeEstimate, check_size, estimate_size
 from planner.optimize.solve import (
     DEFAULT_SOLVER,
     SolveResult,
@@ -49,7 +55,9 @@ DUAL_ROWS = ("power", "budget", "supply", "demand")
 Tables = tuple[pd.DataFrame, pd.DataFrame]
 
 __all__ = [
+    "DEFAULT_MAX_NONZEROS",
     "ModelData",
+    "SizeEstimate",
     "Solution",
     "SolveResult",
     "SolveStatus",
@@ -57,6 +65,8 @@ __all__ = [
     "build_data",
     "build_model",
     "check",
+    "check_size",
+    "estimate_size",
     "extract",
     "plan",
     "solve",
@@ -84,6 +94,7 @@ def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -
     """
     from planner.perf import throughput_tables  # the perf package is heavy; import late
 
+    deadline.check("the perf model")
     inference, training = throughput_tables(scenario, calibration_path=calibration_path)
     return inference, training
 
@@ -117,7 +128,10 @@ def build_and_solve(
     ``handoff_seconds`` (Pyomo → the solver's own model), ``solver_seconds`` (the
     solver's runs; with ``lp-first`` the LP relaxation's and the rounded plan's too),
     ``load_seconds`` and ``extract_seconds`` (solution → plain dicts).
+
+    Within a run's :class:`planner.deadline.Deadline` the solver gets the time left.
     """
+    deadline.check("the model build")
     started = time.perf_counter()
     model = build_model(data)
     build_seconds = time.perf_counter() - started
@@ -132,6 +146,10 @@ def build_and_solve(
     )
     strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
     lp_first = strategy == "lp-first"
+    deadline.check("the hand-off to the solver")
+    left = deadline.remaining()
+    if left is not None and (options.time_limit_s is None or left < options.time_limit_s):
+        options = replace(options, time_limit_s=left)
     result = solve(
         model,
         replace(options, strategy=strategy),
@@ -174,6 +192,7 @@ def plan(
     marginals: Sequence[str] = (),
     tables: Tables | None = None,
     calibration_path: str | Path | None = None,
+    max_nonzeros: int | None = None,
 ) -> Plan:
     """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
 
@@ -182,12 +201,15 @@ def plan(
     ``sites[texas].power_cap_mw.2028``) whose exact MILP marginal value to compute by
     re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
     planner.optimize.strategy); default the scenario's ``solver.strategy``.
-    """
-    from planner.results import build_plan
+    ``max_nonzeros``: refuse (InputError) a model estimated above this size (default
+    :data:`DEFAULT_MAX_NONZEROS`; see planner.optimize.size).
 
-    check(scenario)
-    tables = tables or throughput(scenario, calibration_path)
-    data = build_data(scenario, *tables, relax=relax)
+    The time limit (``time_limit_s``, else the scenario's ``solver.time_limit_s``)
+    bounds the whole call — perf model, model data, build, solve, duals, marginals —
+    and the earlier deadline wins when the caller has opened one (``planner run``
+    opens it before loading the perf tables); TimeLimitError (exit 3) names the step
+    the time ran out in.
+    """
     options = solver_options(
         scenario,
         mip_gap=mip_gap,
@@ -196,11 +218,36 @@ def plan(
         threads=threads,
         strategy=strategy,
     )
+    limit = options.time_limit_s
+    if limit is None:
+        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+    with Deadline(limit):
+        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+
+
+def _plan(
+    scenario: Scenario,
+    options: SolverOptions,
+    relax: bool,
+    marginals: Sequence[str],
+    tables: Tables | None,
+    calibration_path: str | Path | None,
+    max_nonzeros: int | None,
+) -> Plan:
+    """:func:`plan`'s steps, inside its deadline."""
+    from planner.results import build_plan
+
+    check(scenario)
+    check_size(scenario, max_nonzeros)
+    tables = tables or throughput(scenario, calibration_path)
+    deadline.check("the model data")
+    data = build_data(scenario, *tables, relax=relax)
     # A MILP has no duals: they come from its LP relaxation, which the default solver's
     # lp-first strategy solves anyway (others need a second, relaxed solve).
     wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
     result, solution, size = build_and_solve(data, options, wanted)
     if solution is None:
+        deadline.check("the solve")  # the run's limit cut the solve short
         raise SolverError(
             f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
             f"({result.termination}). Try a longer --time-limit, --strategy lp-first "
@@ -211,6 +258,7 @@ def plan(
     if marginals:
         from planner.optimize.marginals import finite_differences
 
+        deadline.check("the marginal values (--marginal)")
         moved = finite_differences(scenario, tables, marginals, options, relax=relax)
     headline = {
         "status": result.status.value,
@@ -223,6 +271,7 @@ def plan(
         "relax": relax,
         **size,
     }
+    deadline.check("the plan's tables")
     out = build_plan(
         data, solution, status=result.status.value, headline=headline, duals=duals, marginals=moved
     )

@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from planner import deadline
 from planner.catalog.schema import HardwareSpec
 from planner.economics import (
     discount_factor,
@@ -342,12 +343,16 @@ def build_data(
     f |= _discounting(ctx)
     f |= _purchases(ctx, useful)
     f |= _existing(ctx)
+    deadline.check("the model data (fleet)")
     f |= _fleet(ctx, f)
     f |= _site_economics(ctx, f)
     f |= _rentals(ctx, useful)
     f |= _places(ctx, f)
+    deadline.check("the model data (training)")
     f |= _training(ctx, f)
+    deadline.check("the model data (inference)")
     f |= _inference(ctx, f)
+    deadline.check("the model data (lookups)")
     f |= _lookups(ctx, f)
     return ModelData(**f)
 
@@ -455,6 +460,7 @@ def _fleet(ctx: _Context, f: Fields) -> Fields:
     previous = {b.label: a.label for a, b in itertools.pairwise(ctx.periods)}
     balance: dict[Key, Any] = {}
     for h, s, t in index:
+        deadline.check("the model data (fleet)")
         before = previous.get(t)
         was = (h, s, before)
         now_v, then_v = vintages.get((h, s, t), []), vintages.get(was, [])
@@ -536,7 +542,7 @@ def _training(ctx: _Context, f: Fields) -> Fields:
     rate: dict[Key, float] = {}
     index: list[Key] = []
     big_m: dict[Key, float] = {}
-    choice: list[Key] = []
+    choice: dict[Key, None] = {}  # ordered, with O(1) membership
     windows: dict[str, tuple[PeriodLabel, PeriodLabel]] = {}
     years: dict[str, tuple[int, int]] = {}
     for run in ctx.scenario.training:
@@ -545,6 +551,7 @@ def _training(ctx: _Context, f: Fields) -> Fields:
         windows[r] = (window[0].label, window[-1].label)
         years[r] = (run.window[0], run.window[1])
         for h in ctx.hardware:
+            deadline.check("the model data (training)")
             if (r, h) not in f["train_flops_per_s"]:
                 continue
             for p in window:
@@ -553,8 +560,7 @@ def _training(ctx: _Context, f: Fields) -> Fields:
                 for s in f["places"].get((h, p.label), ()):
                     index.append((r, h, s, p.label))
                     big_m[(r, h, s, p.label)] = f["train_zflop"][r] / rate[(r, h, p.label)]
-                    if (r, h, s) not in choice:
-                        choice.append((r, h, s))
+                    choice[(r, h, s)] = None
     return {
         "train_rate": rate,
         "train_index": tuple(index),
@@ -587,6 +593,7 @@ def _inference(ctx: _Context, f: Fields) -> Fields:
             stages["prefill"] = ratio[w]
         years = set(active_years(wl, ctx.scenario))
         for p in ctx.periods:
+            deadline.check("the model data (inference)")
             if p.year not in years:
                 continue
             tpd = rate_at(wl.tokens_per_day, p)  # a rate: per day whatever the period length
