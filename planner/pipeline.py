@@ -3,6 +3,7 @@
 ``plan(scenario)`` runs them all and returns a :class:`planner.results.Plan`::
 
     check(scenario)                               # semantic checks: InputError
+    check_size(scenario)                          # refuse a model too big to build
     tables = throughput(scenario)                 # perf model (pure pandas)
     data = build_data(scenario, *tables)          # sparse sets and parameter dicts
     result, solution, size = build_and_solve(data, options)  # model, solver, plain dicts
@@ -13,6 +14,9 @@ It stands above :mod:`planner.optimize` (the model and the solver) and
 stop after any step (e.g. build a model and count its rows without solving). The build
 step takes a hook (``extend``) that adds rows or another objective to the built model;
 near-optimal alternatives use it (:mod:`planner.optimize.mga`).
+
+``plan`` runs inside a :class:`planner.deadline.Deadline` of the solver's time limit
+(or the caller's, if earlier): every step checks it and the solver gets what is left.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import Any
 
 import pandas as pd
 
+from planner import deadline
+from planner.deadline import Deadline
 from planner.errors import InputError, SolverError
 from planner.marginals import finite_differences
 from planner.optimize import (
@@ -38,6 +44,7 @@ from planner.optimize import (
     SolveStatus,
     build_data,
     build_model,
+    check_size,
     extract,
     model_size,
     resolve,
@@ -77,6 +84,7 @@ def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -
     """
     from planner.perf import throughput_tables  # the perf package is heavy; import late
 
+    deadline.check("the perf model")
     inference, training = throughput_tables(scenario, calibration_path=calibration_path)
     return inference, training
 
@@ -116,7 +124,10 @@ def build_and_solve(
     model), ``solver_seconds`` (the solver's runs; with ``lp-first`` the LP
     relaxation's and the rounded plan's too), ``load_seconds`` and ``extract_seconds``
     (solution → plain dicts).
+
+    Within a run's :class:`planner.deadline.Deadline` the solver gets the time left.
     """
+    deadline.check("the model build")
     started = time.perf_counter()
     model = build_model(data)
     if extend is not None:
@@ -133,6 +144,10 @@ def build_and_solve(
     )
     strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
     lp_first = strategy == "lp-first"
+    deadline.check("the hand-off to the solver")
+    left = deadline.remaining()
+    if left is not None and (options.time_limit_s is None or left < options.time_limit_s):
+        options = replace(options, time_limit_s=left)
     result = solve(
         model,
         replace(options, strategy=strategy),
@@ -221,6 +236,7 @@ def plan(
     marginals: Sequence[str] = (),
     tables: Tables | None = None,
     calibration_path: str | Path | None = None,
+    max_nonzeros: int | None = None,
 ) -> Plan:
     """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
 
@@ -229,10 +245,15 @@ def plan(
     ``sites[texas].power_cap_mw.2028``) whose exact MILP marginal value to compute by
     re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
     planner.optimize.strategy); default the scenario's ``solver.strategy``.
+    ``max_nonzeros``: refuse (InputError) a model estimated above this size (default
+    :data:`planner.optimize.size.DEFAULT_MAX_NONZEROS`).
+
+    The time limit (``time_limit_s``, else the scenario's ``solver.time_limit_s``)
+    bounds the whole call — perf model, model data, build, solve, duals, marginals —
+    and the earlier deadline wins when the caller has opened one (``planner run``
+    opens it before loading the perf tables); TimeLimitError (exit 3) names the step
+    the time ran out in.
     """
-    check(scenario)
-    tables = tables or throughput(scenario, calibration_path)
-    data = build_data(scenario, *tables, relax=relax)
     options = solver_options(
         scenario,
         mip_gap=mip_gap,
@@ -241,15 +262,39 @@ def plan(
         threads=threads,
         strategy=strategy,
     )
+    limit = options.time_limit_s
+    if limit is None:
+        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+    with Deadline(limit):
+        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+
+
+def _plan(
+    scenario: Scenario,
+    options: SolverOptions,
+    relax: bool,
+    marginals: Sequence[str],
+    tables: Tables | None,
+    calibration_path: str | Path | None,
+    max_nonzeros: int | None,
+) -> Plan:
+    """:func:`plan`'s steps, inside its deadline: check → perf → build → solve → Plan."""
+    check(scenario)
+    check_size(scenario, max_nonzeros)
+    tables = tables or throughput(scenario, calibration_path)
+    deadline.check("the model data")
+    data = build_data(scenario, *tables, relax=relax)
     # A MILP has no duals: they come from its LP relaxation, which the default solver's
     # lp-first strategy solves anyway (others need a second, relaxed solve).
     wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
     result, solution, size = build_and_solve(data, options, wanted)
     if solution is None:
+        deadline.check("the solve")  # the run's limit cut the solve short
         raise no_plan(options, scenario, result)
     duals = result.duals if relax or result.duals else lp_duals(data, options)
     moved = None
     if marginals:
+        deadline.check("the marginal values (--marginal)")
         moved = finite_differences(
             scenario,
             tables,
@@ -259,6 +304,7 @@ def plan(
             resolve=objective_and_gap,
             tabulate=throughput,
         )
+    deadline.check("the plan's tables")
     return build_plan(
         data,
         solution,

@@ -2,7 +2,7 @@
 
 Stages, earliest first (a module may import its own stage and earlier ones)::
 
-    units/errors → catalog → scenario → perf/economics → optimize → results → pipeline
+    units/errors/deadline → catalog → scenario → perf/economics → optimize → results → pipeline
     → export/analysis → cli
 
 ``export`` and ``analysis`` share a stage; within it ``analysis`` may import ``export``
@@ -25,6 +25,7 @@ STAGES: dict[str, int] = {
     "planner": 0,
     "planner.units": 0,
     "planner.errors": 0,
+    "planner.deadline": 0,
     "planner.catalog": 1,
     "planner.scenario": 2,
     "planner.perf": 3,

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import click
 
+from planner.deadline import EXPORT_GRACE_S
+
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
 
@@ -73,20 +75,21 @@ _MANY_LPS = "Continuous purchases (LPs): fast, approximate."
 ONE_PLAN = SolveScope(
     relax="Continuous purchases (an LP): fast, approximate.",
     mip_gap="Relative MIP gap (overrides the file).",
-    time_limit="Solver wall-clock limit, seconds (overrides the file); "
-    "the best plan so far is kept.",
+    time_limit="Wall-clock limit of the whole run, seconds: perf model, build, solve (the "
+    f"best plan so far is kept) and, with {EXPORT_GRACE_S:g} s of grace, the workbook "
+    "(overrides the file's solver.time_limit_s).",
 )
 """``planner run``: one plan of one scenario file."""
 EACH_SCENARIO = SolveScope(
     relax=_MANY_LPS,
     mip_gap="Relative MIP gap for every solve.",
-    time_limit="Solver wall-clock limit per scenario, seconds.",
+    time_limit="Wall-clock limit per scenario (model build and solve), seconds.",
 )
 """``planner compare``: one solve per scenario file."""
 EACH_RUN = SolveScope(
     relax=_MANY_LPS,
     mip_gap="Relative MIP gap per run.",
-    time_limit="Solver wall-clock limit per run, seconds.",
+    time_limit="Wall-clock limit per run (model build and solve), seconds.",
 )
 """Sweeps, Monte Carlo, vendors and alternatives: many runs of one scenario."""
 

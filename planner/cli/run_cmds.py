@@ -16,8 +16,10 @@ from planner.cli.options import (
     scenario_argument,
     solver_options,
 )
+from planner.deadline import Deadline
 from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
+from planner.optimize import DEFAULT_MAX_NONZEROS, check_size
 from planner.pipeline import plan as optimise
 from planner.pipeline import throughput
 from planner.results import Plan, fleet_by_year
@@ -136,6 +138,12 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
 @out_option("Workbook to write [default: exports/SCENARIO.xlsx].", default=None)
 @solver_options(ONE_PLAN, strategy=True)
 @click.option(
+    "--max-nonzeros",
+    type=click.IntRange(1),
+    help="Refuse a model estimated above this many nonzeros (checked before any work) "
+    f"[default: {DEFAULT_MAX_NONZEROS}].",
+)
+@click.option(
     "--marginal",
     "marginals",
     multiple=True,
@@ -165,6 +173,7 @@ def run(
     solver: str | None,
     threads: int | None,
     strategy: str | None,
+    max_nonzeros: int | None,
     marginals: tuple[str, ...],
     by_period: bool,
     plots: Path | None,
@@ -177,7 +186,8 @@ def run(
     diagnosis; writes the analyst workbook (live cost formulas, sources, charts).
     With sub-year periods (horizon.periods_per_year) the printed tables roll up to
     years unless --by-period. Unmet demand is reported on stderr and still exits 0;
-    exit 3 when the solver finds no plan, 2 on bad input.
+    exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
+    input or a model estimated above --max-nonzeros.
 
     \b
     Example:
@@ -188,44 +198,47 @@ def run(
     if plots is not None:
         require_matplotlib()  # fail before solving, not after
     scenario = load_scenario(scenario_file)
-    tables = throughput(scenario)
-    result = optimise(
-        scenario,
-        relax=relax,
-        mip_gap=mip_gap,
-        time_limit_s=time_limit,
-        solver=solver,
-        threads=threads,
-        strategy=strategy,
-        marginals=marginals,
-        tables=tables,
-    )
-    h = result.headline
-    handoff = h.get("handoff_seconds")
-    stderr.print(
-        f"built in {h['build_seconds']:.2f} s ({h['variables']:,} variables, "
-        f"{h['integer_variables']:,} integer, {h['constraints']:,} constraints); "
-        + (f"handed to the solver in {handoff:.2f} s; " if handoff is not None else "")
-        + f"solved in {h['solve_seconds']:.2f} s: {result.status}",
-        markup=False,
-        soft_wrap=True,
-    )
-    if fmt == "json":
-        emit_json(result.to_json())
-    elif fmt == "csv":
-        frame = pd.DataFrame(
-            [{"item": k, "value": v} for k, v in {"status": result.status, **h}.items()]
+    with Deadline(time_limit or scenario.solver.time_limit_s):  # bounds the whole run
+        check_size(scenario, max_nonzeros)  # before the perf model: refuse a huge model at once
+        tables = throughput(scenario)
+        result = optimise(
+            scenario,
+            relax=relax,
+            mip_gap=mip_gap,
+            time_limit_s=time_limit,
+            solver=solver,
+            threads=threads,
+            strategy=strategy,
+            marginals=marginals,
+            tables=tables,
+            max_nonzeros=max_nonzeros,
         )
-        print_frame(frame, "csv")
-    else:
-        _print_table(result, by_period)
-    _warn(result)
-    target = out if out is not None else Path("exports") / f"{scenario_file.stem}.xlsx"
-    written = write_workbook(result, scenario, target, source=scenario_file, throughput=tables)
-    stderr.print(f"wrote {written}", markup=False)
-    if plots is not None:
-        for png in write_plots(result, plots):
-            stderr.print(f"wrote {png}", markup=False)
+        h = result.headline
+        handoff = h.get("handoff_seconds")
+        stderr.print(
+            f"built in {h['build_seconds']:.2f} s ({h['variables']:,} variables, "
+            f"{h['integer_variables']:,} integer, {h['constraints']:,} constraints); "
+            + (f"handed to the solver in {handoff:.2f} s; " if handoff is not None else "")
+            + f"solved in {h['solve_seconds']:.2f} s: {result.status}",
+            markup=False,
+            soft_wrap=True,
+        )
+        if fmt == "json":
+            emit_json(result.to_json())
+        elif fmt == "csv":
+            frame = pd.DataFrame(
+                [{"item": k, "value": v} for k, v in {"status": result.status, **h}.items()]
+            )
+            print_frame(frame, "csv")
+        else:
+            _print_table(result, by_period)
+        _warn(result)
+        target = out if out is not None else Path("exports") / f"{scenario_file.stem}.xlsx"
+        written = write_workbook(result, scenario, target, source=scenario_file, throughput=tables)
+        stderr.print(f"wrote {written}", markup=False)
+        if plots is not None:
+            for png in write_plots(result, plots):
+                stderr.print(f"wrote {png}", markup=False)
 
 
 def _warn(plan: Plan) -> None:

@@ -13,12 +13,14 @@ formula); the file is saved atomically (:mod:`planner.export.atomic`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 from openpyxl import Workbook
 
+from planner import deadline
 from planner.export.atomic import save_workbook_atomically
 from planner.export.charts import write_charts
 from planner.export.sheets.assumptions import write_assumptions
@@ -95,30 +97,35 @@ def build_workbook(
         throughput = (plan.inference_throughput, plan.training_throughput)
     marginals = "marginals" in plan.tables
     book = Book.new([*SHEETS, "Marginals"] if marginals else SHEETS)
-    # inputs
-    write_assumptions(book, plan, scenario)
-    write_hardware(book, scenario)
-    write_models(book, scenario)
-    write_throughput(book, scenario, *throughput)
-    # the plan, each cost a formula of the inputs
-    write_purchases(book, plan)
-    write_fleet(book, plan, scenario)
-    write_rentals(book, plan, scenario)
-    write_assignment(book, plan)
-    write_utilisation(book, plan)
-    write_served(book, plan)
-    write_training(book, plan)
-    write_power(book, plan)
-    write_budget(book, plan)
-    write_supply(book, plan)
-    write_usd_per_mtok(book, plan)
-    write_shadow_prices(book, plan)
-    if marginals:
-        write_marginals(book, plan)
-    # totals, charts and the front page read everything above
-    write_costs(book, plan)
-    write_charts(book, plan)
-    write_summary(book, plan, scenario, source)
+    tables = throughput
+    steps: list[tuple[str, Callable[[], None]]] = [
+        # inputs
+        ("Assumptions", lambda: write_assumptions(book, plan, scenario)),
+        ("Hardware", lambda: write_hardware(book, scenario)),
+        ("Models", lambda: write_models(book, scenario)),
+        ("Throughput", lambda: write_throughput(book, scenario, *tables)),
+        # the plan, each cost a formula of the inputs
+        ("Purchases", lambda: write_purchases(book, plan)),
+        ("Fleet", lambda: write_fleet(book, plan, scenario)),
+        ("Rentals", lambda: write_rentals(book, plan, scenario)),
+        ("Assignment", lambda: write_assignment(book, plan)),
+        ("Utilisation", lambda: write_utilisation(book, plan)),
+        ("Demand vs served", lambda: write_served(book, plan)),
+        ("Training runs", lambda: write_training(book, plan)),
+        ("Power", lambda: write_power(book, plan)),
+        ("Budget", lambda: write_budget(book, plan)),
+        ("Supply", lambda: write_supply(book, plan)),
+        ("Cost per Mtok", lambda: write_usd_per_mtok(book, plan)),
+        ("Shadow prices", lambda: write_shadow_prices(book, plan)),
+        *([("Marginals", lambda: write_marginals(book, plan))] if marginals else []),
+        # totals, charts and the front page read everything above
+        ("Costs", lambda: write_costs(book, plan)),
+        ("Charts", lambda: write_charts(book, plan)),
+        ("Summary", lambda: write_summary(book, plan, scenario, source)),
+    ]
+    for sheet, write in steps:
+        deadline.check(f"the workbook's {sheet} sheet")  # within the export's grace
+        write()
     book.wb.active = 0
     return PlanWorkbook(book.wb, dict(book.expected), dict(book.refs))
 
@@ -131,9 +138,15 @@ def write_workbook(
     source: str | Path | None = None,
     throughput: Throughput | None = None,
 ) -> Path:
-    """Build the workbook and save it to ``path`` atomically (ExportError on failure)."""
-    built = build_workbook(plan, scenario, source=source, throughput=throughput)
-    return save_workbook_atomically(built.workbook, path)
+    """Build the workbook and save it to ``path`` atomically (ExportError on failure).
+
+    The plan exists, so within a run's time limit the export may take
+    :data:`planner.deadline.EXPORT_GRACE_S` seconds more (TimeLimitError after that).
+    """
+    with deadline.export_grace():
+        built = build_workbook(plan, scenario, source=source, throughput=throughput)
+        deadline.check("saving the workbook")
+        return save_workbook_atomically(built.workbook, path)
 
 
 COMPARISON_SHEETS = ("Comparison", "Fleet comparison", "Cost comparison")

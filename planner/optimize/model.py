@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 
+from planner import deadline
 from planner.optimize.constraints import (
     add_budget,
     add_capacity,
@@ -17,29 +20,20 @@ from planner.optimize.constraints import (
 )
 from planner.optimize.data import ModelData
 from planner.optimize.objective import add_objective
-from planner.optimize.variables import add_variables
+from planner.optimize.variables import Vars, add_variables
 
-
-def build_model(data: ModelData) -> pyo.ConcreteModel:
-    """A Pyomo model of ``data``, built inside PauseGC (halves build time on big models).
-
-    Every family computes its rows from ModelData's sparse lookups and declares them as
-    flat linear expressions (planner.optimize.linear): no rule scans a collection and
-    no row holds a nested expression for the hand-off to re-walk.
-    """
-    with PauseGC():
-        m = pyo.ConcreteModel(name=data.scenario_name)
-        var = add_variables(m, data)  # buy, kept, installed, rent, y, x_train, x_inf, slacks
-        add_fleet(m, data, var)  # installed stock: bought − retired + kept existing cohorts
-        add_capacity(m, data, var)  # assigned ≤ availability · installed + rented
-        add_training(m, data, var)  # completion in window, one cluster per run
-        add_inference(m, data, var)  # peak demand served (colocated or prefill/decode)
-        add_power(m, data, var)  # installed kW · PUE ≤ site cap
-        add_budget(m, data, var)  # capex per period ≤ budget
-        add_supply(m, data, var)  # purchases ≤ vendor allocation
-        add_vendor_share(m, data, var)  # vendor accelerators ≤ share of fleet
-        add_objective(m, data, var)  # NPV of cash costs − residual + penalties
-    return m
+FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]], ...] = (
+    ("fleet", add_fleet),  # installed stock: bought − retired + kept existing cohorts
+    ("capacity", add_capacity),  # assigned ≤ availability · installed + rented
+    ("training", add_training),  # completion in window, one cluster per run
+    ("inference", add_inference),  # peak demand served (colocated or prefill/decode)
+    ("power", add_power),  # installed kW · PUE ≤ site cap
+    ("budget", add_budget),  # capex per period ≤ budget
+    ("supply", add_supply),  # purchases ≤ vendor allocation
+    ("vendor share", add_vendor_share),  # vendor accelerators ≤ share of fleet
+    ("objective", add_objective),  # NPV of cash costs − residual + penalties
+)
+"""The model's parts after its variables, in build order."""
 
 
 def model_size(m: pyo.ConcreteModel) -> dict[str, int]:
@@ -58,3 +52,20 @@ def model_size(m: pyo.ConcreteModel) -> dict[str, int]:
         "integer_variables": integer,
         "constraints": sum(1 for _ in m.component_data_objects(pyo.Constraint, active=True)),
     }
+
+
+def build_model(data: ModelData) -> pyo.ConcreteModel:
+    """A Pyomo model of ``data``, built inside PauseGC (halves build time on big models).
+
+    Every family computes its rows from ModelData's sparse lookups and declares them as
+    flat linear expressions (planner.optimize.linear): no rule scans a collection and
+    no row holds a nested expression for the hand-off to re-walk. Between families
+    the run's deadline is checked (planner.deadline).
+    """
+    with PauseGC():
+        m = pyo.ConcreteModel(name=data.scenario_name)
+        var = add_variables(m, data)  # buy, kept, installed, rent, y, x_train, x_inf, slacks
+        for family, add in FAMILIES:
+            deadline.check(f"the model build ({family} rows)")
+            add(m, data, var)
+    return m

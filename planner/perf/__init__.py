@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner import deadline
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -35,4 +37,6 @@ def throughput_tables(
     from planner.perf.inference import inference_table
     from planner.perf.training import training_table
 
-    return inference_table(scenario, efficiency, calibration_path), training_table(scenario)
+    inference = inference_table(scenario, efficiency, calibration_path)
+    deadline.check("the perf model (training table)")
+    return inference, training_table(scenario)

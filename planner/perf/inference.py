@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from planner import deadline
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
 from planner.perf.efficiency import (
@@ -371,6 +372,7 @@ def inference_table(
     models = model_specs(scenario)
     rows = []
     for workload in serving_workloads(scenario):
+        deadline.check("the perf model (inference table)")
         model = models[workload.model]
         case = ServingCase.from_workload(workload)
         for hw in hardware.values():

@@ -312,7 +312,7 @@ class Solver(_Section):
     mip_gap: Annotated[Fraction, meta(perf=False, unit="share")] = 0.005
     """Relative MIP gap at which to stop."""
     time_limit_s: Annotated[PositiveFloat, meta(perf=False, unit="s")] = 120.0
-    """Wall-clock limit for one solve, seconds."""
+    """Wall-clock limit of a whole run (perf model, build, solve, export), seconds."""
     threads: Annotated[int | None, meta(perf=False, unit="threads")] = Field(
         default=None, ge=1, le=256
     )

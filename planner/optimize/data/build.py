@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from planner import deadline
 from planner.errors import InputError, Problem
 from planner.optimize.data.context import Context, periods_for
 from planner.optimize.data.fleet import existing, fleet, purchases
@@ -46,11 +47,15 @@ def build_data(
     useful = {k[2] for k in rates["inf_tokens_per_s"]} | {k[1] for k in rates["train_flops_per_s"]}
     bought = purchases(ctx, useful)
     cohorts = existing(ctx)
+    deadline.check("the model data (fleet)")
     owned = fleet(ctx, bought["buy_index"], cohorts["existing_index"])
     rented = rentals(ctx, useful)
     where = places(ctx, owned["fleet_index"], rented["rent_index"])
+    deadline.check("the model data (training)")
     train = training(ctx, rates["train_flops_per_s"], rates["train_zflop"], where["places"])
+    deadline.check("the model data (inference)")
     serve = inference(ctx, rates["inf_tokens_per_s"], where["places"])
+    deadline.check("the model data (lookups)")
     rows = lookups(
         ctx,
         buy_index=bought["buy_index"],

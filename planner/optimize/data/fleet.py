@@ -6,6 +6,7 @@ import itertools
 from collections import defaultdict
 from typing import TypedDict
 
+from planner import deadline
 from planner.economics import residual_fraction, unit_price_usd
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
@@ -86,6 +87,7 @@ def fleet(ctx: Context, buy_index: tuple[Key, ...], existing_index: tuple[Key, .
     previous = {b.label: a.label for a, b in itertools.pairwise(ctx.periods)}
     balance: dict[Key, Balance] = {}
     for h, s, t in index:
+        deadline.check("the model data (fleet)")
         before = previous.get(t)
         was = (h, s, before)
         now_v, then_v = vintages.get((h, s, t), []), vintages.get(was, [])

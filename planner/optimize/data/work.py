@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from planner import deadline
 from planner.economics import tokens_per_day
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
@@ -45,7 +46,7 @@ def training(
     rate: dict[Key, float] = {}
     index: list[Key] = []
     big_m: dict[Key, float] = {}
-    choice: list[Key] = []
+    choice: dict[Key, None] = {}  # ordered, with O(1) membership
     windows: dict[str, tuple[PeriodLabel, PeriodLabel]] = {}
     years: dict[str, tuple[int, int]] = {}
     for run in ctx.scenario.training:
@@ -54,6 +55,7 @@ def training(
         windows[r] = (window[0].label, window[-1].label)
         years[r] = (run.window[0], run.window[1])
         for h in ctx.hardware:
+            deadline.check("the model data (training)")
             if (r, h) not in flops_per_s:
                 continue
             for p in window:
@@ -62,8 +64,7 @@ def training(
                 for s in places.get((h, p.label), ()):
                     index.append((r, h, s, p.label))
                     big_m[(r, h, s, p.label)] = zflop[r] / rate[(r, h, p.label)]
-                    if (r, h, s) not in choice:
-                        choice.append((r, h, s))
+                    choice[(r, h, s)] = None
     return {
         "train_rate": rate,
         "train_index": tuple(index),
@@ -96,6 +97,7 @@ def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> I
             stages["prefill"] = ratio[w]
         years = set(active_years(wl, ctx.scenario))
         for p in ctx.periods:
+            deadline.check("the model data (inference)")
             if p.year not in years:
                 continue
             tpd = rate_at(wl.tokens_per_day, p)  # a rate: per day whatever the period length

@@ -1,0 +1,149 @@
+"""The model's size, estimated from the scenario alone, before any work is done.
+
+A scenario file of a few kilobytes can describe a model of billions of nonzeros
+(3,000 workloads × 30 years × 12 periods); building it would take hours and run out
+of memory long before the solver starts. :func:`estimate_size` counts the model's
+main index sets from the validated Scenario — a few loops over its lists, no perf
+model — and :func:`check_size` refuses a model above the limit with an InputError
+(exit 2) that names the dimensions driving it and how to proceed.
+
+The estimate counts assignments as if every hardware type could serve every workload
+and train every run (the perf model may rule some pairs out, which makes it high) and
+a few nonzeros per entry (fitted, which may make it low). Against the built models of
+the shipped scenarios (551-705 nonzeros), the M/L/XL benchmarks (12,075-812,818) and
+wide many-workload scenarios it lies between 0.93× and 1.02× of the true nonzeros;
+tiny hand scenarios (7-30 nonzeros) are 1.1-1.5× high. tests/hostile/test_model_bounds.py
+holds it within 0.85×-1.15× (1.0×-1.5× for the tiny ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.errors import InputError, Problem
+from planner.perf.workloads import active_years, serving_workloads
+from planner.scenario.schema import Scenario
+
+DEFAULT_MAX_NONZEROS = 1_000_000
+"""Largest model (estimated constraint-matrix nonzeros) a run builds unless told otherwise.
+
+The XL benchmark (bench/generate.py XL: 30 hardware × 60 workloads × 8 sites × 120
+months, 0.81 million nonzeros) is the largest model we run: about 25 s and 0.5 GB to
+build, and several GB in the solver. Raise the limit with ``planner run
+--max-nonzeros N`` on a machine that has the memory and time."""
+
+# Nonzeros per entry of each index set, fitted to the built models (see module doc):
+# an inference assignment sits in its pool's capacity row and its demand row; a
+# training assignment in its capacity row, its run's completion row and its big-M
+# link; an owned (hardware, site, period) in its fleet balance, power, budget, supply,
+# capacity and vendor-share rows and the purchase and stock variables.
+PER_INFERENCE_ASSIGNMENT = 2.0
+PER_TRAINING_ASSIGNMENT = 3.0
+PER_FLEET_ENTRY = 8.0
+PER_RENTAL_ENTRY = 3.0
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """Counts of the model's main index sets and the nonzeros they imply."""
+
+    periods: int
+    hardware: int
+    sites: int
+    workloads: int
+    runs: int
+    inference_assignments: int
+    """(workload, role, hardware, period) in the periods each workload has demand."""
+    training_assignments: int
+    """(run, hardware, place, period) in each run's window; a place is a site or rental."""
+    fleet_entries: int
+    """(hardware, site, period) where the hardware may be bought."""
+    rental_entries: int
+    """(hardware, period) with a rental offer."""
+
+    @property
+    def nonzeros(self) -> int:
+        return round(
+            PER_INFERENCE_ASSIGNMENT * self.inference_assignments
+            + PER_TRAINING_ASSIGNMENT * self.training_assignments
+            + PER_FLEET_ENTRY * self.fleet_entries
+            + PER_RENTAL_ENTRY * self.rental_entries
+        )
+
+    def drivers(self) -> str:
+        """The product behind the largest share of the estimate, in words."""
+        shares = {
+            f"{self.workloads:,} workloads × {self.hardware:,} hardware × "
+            f"{self.periods:,} periods": PER_INFERENCE_ASSIGNMENT * self.inference_assignments,
+            f"{self.runs:,} training runs × {self.hardware:,} hardware × "
+            f"{self.sites:,} sites × their windows' periods": PER_TRAINING_ASSIGNMENT
+            * self.training_assignments,
+            f"{self.hardware:,} hardware × {self.sites:,} sites × "
+            f"{self.periods:,} periods": PER_FLEET_ENTRY * self.fleet_entries,
+        }
+        return max(shares, key=lambda k: shares[k])
+
+
+def estimate_size(scenario: Scenario) -> SizeEstimate:
+    """Count the model's index sets from ``scenario`` (no perf model, no model data)."""
+    horizon = scenario.horizon
+    per_year = horizon.periods_per_year
+    periods = horizon.period_count
+    sites = [s.name for s in scenario.sites]
+    rented = {offer.hardware for offer in scenario.rental}
+    site_count = {h.id: len(h.sites or sites) for h in scenario.hardware}
+    places = sum(n + (h in rented) for h, n in site_count.items())
+    roles = 2 if scenario.serving == "disaggregated" else 1
+    workloads = serving_workloads(scenario)
+    demand_periods = sum(
+        per_year * sum(1 for y in active_years(w, scenario) if horizon.start <= y <= horizon.end)
+        for w in workloads
+    )
+    window_periods = sum(
+        per_year * (min(r.window[1], horizon.end) - max(r.window[0], horizon.start) + 1)
+        for r in scenario.training
+    )
+    return SizeEstimate(
+        periods=periods,
+        hardware=len(scenario.hardware),
+        sites=len(sites),
+        workloads=len(workloads),
+        runs=len(scenario.training),
+        inference_assignments=demand_periods * roles * len(scenario.hardware),
+        training_assignments=max(0, window_periods) * places,
+        fleet_entries=sum(site_count.values()) * periods,
+        rental_entries=len(rented) * periods,
+    )
+
+
+def check_size(scenario: Scenario, max_nonzeros: int | None = None) -> SizeEstimate:
+    """The estimate of ``scenario``'s model; InputError when it exceeds ``max_nonzeros``.
+
+    ``max_nonzeros``: the limit (default :data:`DEFAULT_MAX_NONZEROS`).
+    """
+    limit = DEFAULT_MAX_NONZEROS if max_nonzeros is None else max_nonzeros
+    estimate = estimate_size(scenario)
+    if estimate.nonzeros > limit:
+        raise InputError(
+            scenario.name,
+            Problem(
+                path="(model size)",
+                message=(
+                    f"the model would have about {estimate.nonzeros:,} nonzeros, above the "
+                    f"limit of {limit:,}; most of them come from {estimate.drivers()}"
+                ),
+                found=(
+                    f"{estimate.workloads:,} workloads, {estimate.runs:,} training runs, "
+                    f"{estimate.hardware:,} hardware, {estimate.sites:,} sites, "
+                    f"{estimate.periods:,} periods ({scenario.horizon.years} years × "
+                    f"{scenario.horizon.periods_per_year} a year)"
+                ),
+                expected=f"at most {limit:,} estimated nonzeros",
+                hint=(
+                    "use coarser periods (horizon.periods_per_year), a shorter horizon, "
+                    "fewer workloads or hardware; or, on a machine with the memory and "
+                    f"time, raise the limit with --max-nonzeros {estimate.nonzeros}"
+                ),
+            ),
+        )
+    return estimate
