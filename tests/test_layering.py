@@ -111,6 +111,27 @@ def stage_violations(graph: dict[str, set[str]]) -> list[str]:
     return out
 
 
+def pyomo_users() -> list[str]:
+    """Modules outside planner.optimize that import Pyomo (the model ends there)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        if name == "planner.optimize" or name.startswith("planner.optimize."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n == "pyomo" or n.startswith("pyomo.") for n in names):
+                out.append(name)
+                break
+    return out
+
+
 def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}
@@ -156,6 +177,10 @@ def test_no_module_imports_a_later_stage() -> None:
     violations = stage_violations(module_graph())
     print("\n".join(violations))
     assert violations == []
+
+
+def test_only_the_optimiser_imports_pyomo() -> None:
+    assert pyomo_users() == []
 
 
 def test_no_import_circles() -> None:
