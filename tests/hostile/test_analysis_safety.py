@@ -359,7 +359,7 @@ def test_too_many_runs_are_refused_before_building_them(
 # --- compare loads everything before solving anything ---------------------------------------
 
 _NO_SOLVE = (
-    "import sys, planner.optimize as o\n"
+    "import sys, planner.pipeline as o\n"
     "def refuse(*a, **k):\n"
     "    sys.exit('solved before every file was loaded')\n"
     "o.plan = o.throughput = refuse\n"
