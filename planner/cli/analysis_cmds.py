@@ -22,6 +22,7 @@ from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import (
     EACH_RUN,
     FILE,
+    FiniteFloatRange,
     analysis_output_options,
     execution_options,
     scenario_argument,
@@ -284,7 +285,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
 @scenario_argument
 @click.option(
     "--slack",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.02,
     show_default=True,
     help="How much dearer than the optimum an alternative may be (0.02 = 2%).",
