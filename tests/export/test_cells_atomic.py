@@ -300,9 +300,9 @@ def test_interrupt_cleans_up_and_propagates(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_temp_file_keeps_the_suffix_and_sits_beside_the_target(tmp_path: Path) -> None:
+def test_temp_file_is_named_after_the_target_and_sits_beside_it(tmp_path: Path) -> None:
     seen: list[Path] = []
     atomic.write_atomically(tmp_path / "plot.png", lambda p: seen.append(p) or p.write_bytes(b"x"))
-    assert seen[0].parent == tmp_path and seen[0].suffix == ".png"
-    assert seen[0].name.startswith(".plot.png.")
+    assert seen[0].parent == tmp_path and seen[0].suffix == ".tmp"
+    assert seen[0].name.startswith(f".plot.png.{os.getpid()}-")
     assert (tmp_path / "plot.png").read_bytes() == b"x"
