@@ -541,3 +541,29 @@ def test_the_guard_compares_files_not_names(tmp_path: Path) -> None:
             atomic.check_target(target, [source])
         assert refused.value.exit_code == 2
     assert atomic.check_target(tmp_path / "new.xlsx", [source]) == tmp_path / "new.xlsx"
+
+
+# --- minor: export time linear in the number of hardware types ---------------------------
+
+
+def test_pricing_the_throughput_sheet_resolves_the_hardware_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Resolving every type once per type made the workbook quadratic (2,000 types: 115 s)."""
+    from planner.economics import unit_cost
+    from planner.perf import throughput_tables
+    from planner.scenario import load_scenario
+
+    scenario = load_scenario(REPO / "scenarios" / "vendor_shootout.yaml")
+    inference, _training = throughput_tables(scenario)
+    calls: list[int] = []
+    resolve = unit_cost.hardware_specs
+
+    def counted(s: object) -> object:
+        calls.append(1)
+        return resolve(s)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(unit_cost, "hardware_specs", counted)
+    priced = unit_cost.price_inference_table(scenario, inference, scenario.horizon.start)
+    assert len(scenario.hardware) > 2 and len(calls) == 1
+    assert priced["usd_per_accelerator_hour"].notna().all()
