@@ -10,6 +10,7 @@ inputs, and any link, device, FIFO or socket named as an output — is exactly a
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import resource
 import shutil
@@ -550,10 +551,10 @@ def test_pricing_the_throughput_sheet_resolves_the_hardware_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Resolving every type once per type made the workbook quadratic (2,000 types: 115 s)."""
-    from planner.economics import unit_cost
     from planner.perf import throughput_tables
     from planner.scenario import load_scenario
 
+    unit_cost = importlib.import_module("planner.economics.unit_cost")
     scenario = load_scenario(REPO / "scenarios" / "vendor_shootout.yaml")
     inference, _training = throughput_tables(scenario)
     calls: list[int] = []
