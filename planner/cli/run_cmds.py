@@ -16,7 +16,6 @@ from planner.cli.options import (
     scenario_argument,
     solver_options,
 )
-from planner.deadline import Deadline
 from planner.cli.outputs import (
     WORKBOOK,
     check_outputs,
@@ -24,6 +23,7 @@ from planner.cli.outputs import (
     require_suffix,
     scenario_inputs,
 )
+from planner.deadline import Deadline
 from planner.export.charts import CHARTS
 from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
