@@ -48,7 +48,7 @@ class TimeLimitError(SolverError):
 class Deadline:
     """``seconds`` from now on the monotonic clock; ``with`` makes it the run's deadline.
 
-    Deadlines nest: an inner ``with`` (e.g. :func:`planner.optimize.plan` called by a
+    Deadlines nest: an inner ``with`` (e.g. :func:`planner.pipeline.plan` called by a
     command that opened one already) keeps the earlier of the two ends.
     """
 

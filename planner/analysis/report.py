@@ -132,7 +132,8 @@ def inputs_frame(rows: Sequence[Row]) -> pd.DataFrame:
 
 
 def write_runs_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write the per-run table: ``.parquet`` (needs pyarrow) or CSV (anything else)."""
+    """Write the per-run table: ``.parquet`` (needs pyarrow) or CSV (anything else; text a
+    spreadsheet would run as a formula neutralised, planner.export.cells.csv_safe)."""
     target = Path(path)
     if target.suffix.lower() == ".parquet":
         try:
@@ -147,7 +148,7 @@ def write_runs_table(frame: pd.DataFrame, path: str | Path) -> Path:
                 ),
             ) from None
         return write_atomically(target, lambda temp: frame.to_parquet(temp, index=False))
-    return write_atomically(target, lambda temp: frame.to_csv(temp, index=False))
+    return write_atomically(target, lambda temp: cells.csv_safe(frame).to_csv(temp, index=False))
 
 
 # --- workbook ----------------------------------------------------------------------------

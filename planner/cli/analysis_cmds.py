@@ -22,10 +22,19 @@ from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import (
     EACH_RUN,
     FILE,
+    FiniteFloatRange,
     analysis_output_options,
     execution_options,
     scenario_argument,
     solver_options,
+)
+from planner.cli.outputs import (
+    TABLE,
+    WORKBOOK,
+    check_outputs,
+    default_output,
+    require_suffix,
+    scenario_inputs,
 )
 from planner.errors import PlannerError
 from planner.scenario import load_scenario
@@ -78,6 +87,20 @@ def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
     """Text cells and headers with rich markup escaped (``sites[dc]`` is not a tag)."""
     out = frame.apply(lambda c: c.map(lambda v: escape(v) if isinstance(v, str) else v))
     return out.rename(columns=lambda c: escape(str(c)))
+
+
+def _check_outputs(
+    kind: str, scenario_file: Path, scenario: Any, kw: dict[str, Any], *read: Path | None
+) -> None:
+    """Settle the workbook and table paths (defaults: exports/SCENARIO-KIND.xlsx, .csv)
+    and refuse them before any run if they would replace an input or cannot be written."""
+    require_suffix(kw["out"], WORKBOOK, "--out")
+    require_suffix(kw["table_path"], TABLE, "--table")
+    inputs = [*scenario_inputs(scenario_file, scenario.calibration), *(p for p in read if p)]
+    stem = f"{scenario_file.stem}-{kind}"
+    kw["out"] = kw["out"] or default_output(EXPORTS / f"{stem}.xlsx", inputs, kind)
+    kw["table_path"] = kw["table_path"] or default_output(EXPORTS / f"{stem}.csv", inputs, kind)
+    check_outputs(inputs, kw["out"], kw["table_path"])
 
 
 def _finish(
@@ -166,6 +189,7 @@ def sweep(
     from planner.analysis.sweep import sweep_analysis, sweep_tasks
 
     scenario = load_scenario(scenario_file)
+    _check_outputs("grid" if grid else "sweep", scenario_file, scenario, kw, spec)
     parameters = merge(read_spec(spec) if spec else None, [parse_vary(v) for v in vary])
     settings = _settings(kw)
     runs = sweep_run_count([len(p.values) for p in parameters], grid=grid)
@@ -223,6 +247,7 @@ def montecarlo(
     from planner.analysis.montecarlo import montecarlo_analysis, montecarlo_tasks
 
     scenario = load_scenario(scenario_file)
+    _check_outputs("montecarlo", scenario_file, scenario, kw, spec)
     loaded = read_spec(spec) if spec else None
     parameters = merge(loaded, [parse_dist(d) for d in dists])
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
@@ -273,6 +298,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
     from planner.analysis.vendors import vendor_tasks, vendors_analysis
 
     scenario = load_scenario(scenario_file)
+    _check_outputs("vendors", scenario_file, scenario, kw)
     settings = _settings(kw)
     tasks = vendor_tasks(scenario, greenfield=greenfield, settings=settings)
     rows = _run(tasks, "vendors", scenario_file, kw)
@@ -284,7 +310,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
 @scenario_argument
 @click.option(
     "--slack",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.02,
     show_default=True,
     help="How much dearer than the optimum an alternative may be (0.02 = 2%).",
@@ -314,6 +340,7 @@ def alternatives(scenario_file: Path, slack: float, count: int, **kw: Any) -> No
     from planner.analysis.alternatives import alternatives_analysis
 
     scenario = load_scenario(scenario_file)
+    _check_outputs("alternatives", scenario_file, scenario, kw)
     settings = _settings(kw)
     stderr.print(
         f"alternatives: optimum, then up to {count} plans within {slack:.1%}", markup=False

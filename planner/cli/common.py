@@ -1,12 +1,21 @@
 """What every command shares: printing tables and JSON, error handling and exit codes.
 
+Nothing a file or an argument contains reaches the terminal as a control sequence:
+every console here (:data:`stderr`, :func:`stdout_console`) shows C0 and C1 control
+characters, DEL and bidirectional overrides as visible ``\\xNN``/``\\uNNNN`` escapes
+(:func:`printable`; tab and newline kept) and never turns ``:name:`` into an emoji;
+error messages, click's usage errors and CSV on stdout go through the same function.
+JSON on stdout is ASCII with every control character escaped by the encoder.
+
 The options commands share are declared in :mod:`planner.cli.options`.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +26,36 @@ from rich.markup import escape
 from rich.table import Table
 
 from planner.errors import PlannerError
+from planner.export.cells import csv_safe
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILURE = 0, 2, 3
 
-stderr = Console(stderr=True, highlight=False)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (C0 but tab and newline, DEL, C1) and bidi
+    overrides shown as ``\\xNN``/``\\uNNNN`` escapes: safe to echo to a terminal."""
+    return _CONTROL.sub(_escape_control, text)
+
+
+class SafeConsole(Console):
+    """A rich console that escapes control characters in every string it renders
+    (messages, table titles, headers and cells) and shows no emoji codes."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(highlight=False, emoji=False, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(printable(text), **kwargs)
+
+
+stderr = SafeConsole(stderr=True)
 
 
 def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> int:
@@ -38,7 +73,9 @@ def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> in
         stderr.print("aborted")
         return 130
     except click.ClickException as exc:
-        exc.show()
+        shown = io.StringIO()
+        exc.show(file=shown)
+        click.echo(printable(shown.getvalue()), err=True, nl=False)
         return EXIT_BAD_INPUT
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
@@ -47,7 +84,7 @@ def run_guarded(command: click.Command, args: Sequence[str] | None = None) -> in
         return 130
     except Exception as exc:  # a bug: say so briefly, never a traceback
         stderr.print(
-            f"internal error: {type(exc).__name__}: {exc}\n"
+            f"internal error: {type(exc).__name__}: {str(exc)[:2000]}\n"
             "please report this with the command and input that caused it",
             markup=False,
         )
@@ -98,7 +135,7 @@ def print_frame(
         records = frame_records(frame)
         emit_json({json_key: records} if json_key else records)
     elif fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        echo_out(csv_safe(frame).to_csv(index=False), nl=False)
     else:
         table = Table(title=title, show_lines=False, header_style="bold")
         for column in frame.columns:
@@ -111,10 +148,15 @@ def print_frame(
 
 def stdout_console() -> Console:
     """A console on stdout; wide when piped, so tables are not squeezed to 80 columns."""
-    console = Console(highlight=False)
+    console = SafeConsole()
     if not console.is_terminal:
-        console = Console(highlight=False, width=240)
+        console = SafeConsole(width=240)
     return console
+
+
+def echo_out(text: str, nl: bool = True) -> None:
+    """Plain text on stdout (CSV, one-line results), control characters escaped."""
+    click.echo(printable(text), nl=nl)
 
 
 def echo_err(message: str) -> None:

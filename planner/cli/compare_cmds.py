@@ -11,7 +11,9 @@ from rich.markup import escape
 from planner.analysis.compare import compare_files
 from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import EACH_SCENARIO, FILE, format_option, out_option, solver_options
+from planner.cli.outputs import WORKBOOK, check_outputs, require_suffix, scenario_inputs
 from planner.export.excel import write_comparison_workbook
+from planner.scenario import load_scenario
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -54,6 +56,13 @@ def compare(
     """
     if len(scenario_files) < 2:
         raise click.UsageError("give at least two scenario files to compare")
+    require_suffix(out, WORKBOOK, "--out")
+    inputs = [
+        source
+        for path in scenario_files
+        for source in scenario_inputs(path, load_scenario(path).calibration)
+    ]
+    check_outputs(inputs, out)
     result = compare_files(
         scenario_files, relax=relax, mip_gap=mip_gap, time_limit_s=time_limit, threads=threads
     )

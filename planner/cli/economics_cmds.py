@@ -11,12 +11,12 @@ import pandas as pd
 from planner import economics
 from planner.catalog import hardware_catalog, model_catalog
 from planner.cli.common import emit_json, print_frame
-from planner.cli.options import format_option
+from planner.cli.options import FiniteFloatRange, format_option
 from planner.errors import InputError, Problem
 
-_POSITIVE = click.FloatRange(min=0, min_open=True)
-_NON_NEGATIVE = click.FloatRange(min=0)
-_FRACTION = click.FloatRange(min=0, max=1)
+_POSITIVE = FiniteFloatRange(min=0, min_open=True)
+_NON_NEGATIVE = FiniteFloatRange(min=0)
+_FRACTION = FiniteFloatRange(min=0, max=1)
 
 
 def _lookup(catalog: dict[str, Any], item_id: str, kind: str, option: str) -> Any:
@@ -77,7 +77,7 @@ def _number(value: float) -> str:
 )
 @click.option(
     "--utilisation",
-    type=click.FloatRange(min=0, max=1, min_open=True),
+    type=FiniteFloatRange(min=0, max=1, min_open=True),
     help="Share of peak achieved in training (default: the hardware's training MFU).",
 )
 @click.option(

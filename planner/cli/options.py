@@ -8,6 +8,7 @@ picks a :class:`SolveScope`; names, types and defaults never vary.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, TypeVar
 import click
 
 from planner.deadline import EXPORT_GRACE_S
+from planner.units import SOLVER_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -24,6 +26,16 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 """A file to read or write (a directory is rejected by click, exit 2)."""
 INPUT = click.Path(path_type=Path)
 """A file the library reads and reports on itself (missing, a directory: its own message)."""
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float range that also refuses NaN and infinities (``nan`` passes every bound)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number is not None and not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def bundle(*decorators: Callable[[Any], Any]) -> Decorator[Any]:
@@ -108,14 +120,18 @@ def solver_options(
     (``time_limit`` in seconds, unset options None)."""
     options: list[Callable[[Any], Any]] = [
         click.option("--relax", is_flag=True, help=scope.relax),
-        click.option("--mip-gap", type=click.FloatRange(0, 1), help=scope.mip_gap),
+        click.option("--mip-gap", type=FiniteFloatRange(0, 1), help=scope.mip_gap),
         click.option(
-            "--time-limit", type=click.FloatRange(0, min_open=True), help=scope.time_limit
+            "--time-limit", type=FiniteFloatRange(0, min_open=True), help=scope.time_limit
         ),
     ]
     if solver:
         options.append(
-            click.option("--solver", help="Pyomo solver name [default: the file's, else highs].")
+            click.option(
+                "--solver",
+                type=click.Choice(SOLVER_NAMES),
+                help="A registered solver name [default: the file's, else highs].",
+            )
         )
     if threads:
         options.append(

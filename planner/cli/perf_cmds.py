@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,10 @@ import pandas as pd
 from planner import economics
 from planner.cli.common import echo_err, emit_json, frame_records, print_frame
 from planner.cli.options import INPUT, format_option, out_option
-from planner.errors import ExportError, InputError, Problem
+from planner.cli.outputs import CSV, YAML, check_outputs, require_suffix
+from planner.errors import InputError, Problem
+from planner.export.atomic import write_atomically
+from planner.export.cells import csv_text
 from planner.perf.benchmarks import BenchFile, read_benchmarks
 from planner.perf.calibration import (
     BASE_FACTORS,
@@ -220,20 +221,20 @@ def _cell(value: Any) -> str:
 def write_checked_csv(bench: BenchFile, frame: pd.DataFrame, out: Path) -> None:
     """The input rows, in input order with every input cell as written, plus predictions.
 
-    Written to a temporary file and renamed, so a failure never leaves half a file.
+    Written atomically (planner.export.atomic): a failure never leaves half a file.
+    Cells a spreadsheet would run as a formula are neutralised (planner.export.cells).
     """
     columns = [*bench.columns, *(c for c in PREDICTION_COLUMNS if c not in bench.columns)]
-    try:
-        fd, temp = tempfile.mkstemp(dir=out.parent if str(out.parent) else ".", suffix=".tmp")
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
+
+    def write(temp: Path) -> None:
+        with open(temp, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(columns)
+            writer.writerow([csv_text(c) for c in columns])
             for row, result in zip(bench.rows, frame.to_dict(orient="records"), strict=True):
                 cells = {**row.cells, **{c: _cell(result[c]) for c in PREDICTION_COLUMNS}}
-                writer.writerow([cells.get(c, "") for c in columns])
-        os.replace(temp, out)
-    except OSError as exc:
-        raise ExportError(str(out), exc.strerror or str(exc)) from None
+                writer.writerow([csv_text(cells.get(c, "")) for c in columns])
+
+    write_atomically(out, write)
 
 
 def _summary_record(summary: ErrorSummary) -> dict[str, Any]:
@@ -265,8 +266,10 @@ def perf_check(bench_file: Path, calibration: Path | None, out: Path | None, fmt
       planner perf-check tests/data/mlperf-inference-v4.1.csv
       planner perf-check bench.csv --calibration calibration.yaml --out checked.csv
     """
+    require_suffix(out, CSV, "--out")
     bench = read_benchmarks(bench_file)
     table = load_calibration(calibration) if calibration is not None else None
+    check_outputs([bench_file, *([calibration] if calibration else [])], out)
     frame = check_frame(bench, table)
     summary = error_summary(bench.rows, table)
     if out is not None:
@@ -326,12 +329,11 @@ def calibrate(bench_file: Path, out: Path, fmt: str) -> None:
       planner calibrate tests/data/mlperf-inference-v4.1.csv --out calibration.yaml
       planner perf-check tests/data/mlperf-inference-v4.1.csv --calibration calibration.yaml
     """
+    require_suffix(out, YAML, "--out")
     bench = read_benchmarks(bench_file)
+    check_outputs([bench_file], out)
     result = fit(bench.rows, note=f"fitted on {bench_file.name} ({len(bench.rows)} rows)")
-    try:
-        save_calibration(result.table, out)
-    except OSError as exc:
-        raise ExportError(str(out), exc.strerror or str(exc)) from None
+    write_atomically(out, lambda temp: save_calibration(result.table, temp))
     echo_err(f"wrote {out}")
     for row, reason in result.skipped:
         echo_err(f"skipped {row.label}: {reason}")

@@ -16,7 +16,15 @@ from planner.cli.options import (
     scenario_argument,
     solver_options,
 )
+from planner.cli.outputs import (
+    WORKBOOK,
+    check_outputs,
+    default_output,
+    require_suffix,
+    scenario_inputs,
+)
 from planner.deadline import Deadline
+from planner.export.charts import CHARTS
 from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import DEFAULT_MAX_NONZEROS, check_size
@@ -195,9 +203,14 @@ def run(
       planner run scenarios/baseline.yaml --marginal 'sites[texas].power_cap_mw.2028'
       planner run scenarios/baseline.yaml --plots exports/baseline-plots
     """
+    require_suffix(out, WORKBOOK, "--out")
     if plots is not None:
         require_matplotlib()  # fail before solving, not after
     scenario = load_scenario(scenario_file)
+    inputs = scenario_inputs(scenario_file, scenario.calibration)
+    target = out or default_output(Path("exports") / f"{scenario_file.stem}.xlsx", inputs)
+    pngs = [plots / chart.file for chart in CHARTS] if plots is not None else []
+    check_outputs(inputs, target, *pngs)
     with Deadline(time_limit or scenario.solver.time_limit_s):  # bounds the whole run
         check_size(scenario, max_nonzeros)  # before the perf model: refuse a huge model at once
         tables = throughput(scenario)
@@ -233,7 +246,6 @@ def run(
         else:
             _print_table(result, by_period)
         _warn(result)
-        target = out if out is not None else Path("exports") / f"{scenario_file.stem}.xlsx"
         written = write_workbook(result, scenario, target, source=scenario_file, throughput=tables)
         stderr.print(f"wrote {written}", markup=False)
         if plots is not None:

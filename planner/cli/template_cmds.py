@@ -8,6 +8,7 @@ import click
 
 from planner.cli.common import echo_err
 from planner.cli.options import INPUT, out_option
+from planner.cli.outputs import WORKBOOK, check_outputs, require_suffix, scenario_inputs
 from planner.export.template import write_template
 from planner.scenario import load_scenario
 
@@ -36,9 +37,10 @@ def template(out: Path, source: Path | None) -> None:
       planner template --from scenarios/baseline.yaml --out exports/baseline-inputs.xlsx
       planner validate exports/baseline-inputs.xlsx
     """
-    if out.suffix.lower() != ".xlsx":
-        raise click.BadParameter(f"{out} does not end in .xlsx", param_hint="--out")
+    require_suffix(out, WORKBOOK, "--out")
     scenario = load_scenario(source) if source is not None else None
+    inputs = scenario_inputs(source, scenario.calibration) if source and scenario else []
+    check_outputs(inputs, out)
     write_template(out, scenario)
     what = f"from {source}" if source is not None else "with defaults"
     echo_err(f"wrote {out} ({what})")

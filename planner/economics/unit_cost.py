@@ -8,6 +8,7 @@ is charged here as an annuity (:data:`~planner.economics.discounting.ANNUITY_CAP
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -94,15 +95,22 @@ def _unknown(kind: str, name: str, known: list[str], path: str) -> InputError:
 
 
 def unit_cost_for_scenario(
-    scenario: Scenario, hardware_id: str, year: float, site_name: str | None = None
+    scenario: Scenario,
+    hardware_id: str,
+    year: float,
+    site_name: str | None = None,
+    *,
+    specs: Mapping[str, HardwareSpec] | None = None,
 ) -> UnitCost:
     """:func:`unit_cost` of ``hardware_id`` bought in ``year``, with the scenario's inputs.
 
     Price: :func:`~planner.economics.rates.unit_price_usd`. Electricity, PUE and
     facility cost: :func:`~planner.economics.rates.site_rates` of ``site_name``, or of
-    ``finance`` when it is not given. Unknown ids raise :class:`InputError`.
+    ``finance`` when it is not given. Unknown ids raise :class:`InputError`. ``specs``:
+    the scenario's :func:`hardware_specs`, when the caller has them (pricing every type
+    resolves them once, not once per type).
     """
-    specs = hardware_specs(scenario)
+    specs = hardware_specs(scenario) if specs is None else specs
     if hardware_id not in specs:
         raise _unknown("hardware", hardware_id, sorted(specs), "hardware")
     hw = specs[hardware_id]
@@ -152,7 +160,10 @@ def price_inference_table(scenario: Scenario, inference: pd.DataFrame, year: int
     from planner.perf.workloads import serving_workloads
 
     ratio = {w.name: w.input_tokens_per_output_token for w in serving_workloads(scenario)}
-    costs = {h.id: unit_cost_for_scenario(scenario, h.id, year) for h in scenario.hardware}
+    specs = hardware_specs(scenario)
+    costs = {
+        h.id: unit_cost_for_scenario(scenario, h.id, year, specs=specs) for h in scenario.hardware
+    }
     per_hour: list[float] = []
     output: list[float | None] = []
     blended: list[float | None] = []

@@ -5,6 +5,11 @@ into a formula (and ``#N/A``-like strings into errors), and a spreadsheet may
 evaluate text starting with ``+``, ``-`` or ``@``. :func:`write_text` stores text as
 a string cell and sets the cell's quote prefix when it starts with one of those
 characters or with a tab, CR or LF (DESIGN.md section 9).
+
+CSV files have no cell types, so the same rule (:func:`formula_like`) is applied by
+:func:`csv_text` and :func:`csv_safe`: such text gets a leading apostrophe, which
+spreadsheets show as text and never run. Text that is a plain number (``-12.5``,
+``+3``) and real numbers are left as they are.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import pandas as pd
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.styles.numbers import is_date_format
@@ -54,6 +60,36 @@ HEADER_BORDER = Border(bottom=Side(style="thin", color="7F7F7F"))
 HEADER_ALIGNMENT = Alignment(wrap_text=True, vertical="top")
 
 
+def formula_like(text: str) -> bool:
+    """Whether a spreadsheet could run ``text`` as a formula or a command."""
+    return text.startswith(FORMULA_TRIGGERS)
+
+
+def _plain_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def csv_text(value: Any) -> Any:
+    """``value`` for a CSV cell: formula-like text (:func:`formula_like`) that is not a
+    plain number gets a leading apostrophe; anything else is returned unchanged."""
+    if isinstance(value, str) and formula_like(value) and not _plain_number(value):
+        return "'" + value
+    return value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells and column names are :func:`csv_text`."""
+    out = frame.copy()
+    out.columns = [csv_text(c) for c in frame.columns]
+    for n, dtype in enumerate(frame.dtypes):
+        if not pd.api.types.is_numeric_dtype(dtype):
+            out.isetitem(n, frame.iloc[:, n].map(csv_text))
+    return out
+
+
 def write_text(cell: Cell, value: Any) -> Cell:
     """Store ``value`` as text: never a formula, error code or number.
 
@@ -68,7 +104,7 @@ def write_text(cell: Cell, value: Any) -> Cell:
     cell.value = None
     cell._value = text  # bypass openpyxl's type inference ("=..." → formula)
     cell.data_type = "s"
-    cell.quotePrefix = text.startswith(FORMULA_TRIGGERS)
+    cell.quotePrefix = formula_like(text)
     return cell
 
 

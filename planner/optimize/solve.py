@@ -2,11 +2,12 @@
 
 ``highs`` (the default) is handed over in bulk and solved by ``highspy``
 (planner.optimize.solvers.highs_direct; also the ``lp-first`` strategy).
-``highs-pyomo`` runs HiGHS through Pyomo's ``pyomo.contrib.solver`` interface; any
-other Pyomo solver name is accepted: names that interface knows (``gurobi_direct``,
-``scip_direct``, …) go through it (planner.optimize.solvers.contrib), anything else
-(``cbc``, ``glpk``, ``cplex``, …) through the classic ``SolverFactory``
-(planner.optimize.solvers.legacy).
+``highs-pyomo`` runs HiGHS through Pyomo's ``pyomo.contrib.solver`` interface; the
+other registered names (planner.units.SOLVER_NAMES) that interface knows
+(``gurobi_direct``, ``scip_direct``, …) go through it (planner.optimize.solvers.contrib),
+the rest (``cbc``, ``glpk``, ``cplex``, …) through the classic ``SolverFactory``
+(planner.optimize.solvers.legacy). Any other name — a path, an executable — is refused
+with an InputError before anything runs.
 
 Every result times its steps separately: ``handoff_seconds`` (Pyomo model → the
 solver's own model), ``solver_seconds`` (the solver's run) and ``load_seconds``
@@ -36,6 +37,7 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    require_registered,
 )
 
 log = logging.getLogger("planner.optimize")
@@ -50,6 +52,7 @@ __all__ = [
     "SolverOptions",
     "highs_model",
     "new_highs",
+    "require_registered",
     "solve",
 ]
 
@@ -66,8 +69,10 @@ def solve(
     ``duals`` names constraint components whose duals to return (LP models only).
     ``rounding`` is what the ``lp-first`` strategy rounds an LP solution with (HiGHS
     only; without it, ``lp-first`` solves the MILP directly).
-    Raises SolverError when the solver is unknown or not installed.
+    Raises InputError when the solver is not a registered name (planner.units.SOLVER_NAMES)
+    and SolverError when it is not installed.
     """
+    require_registered(options.name)
     if next(model.component_data_objects(pyo.Var, active=True), None) is None:
         # Nothing to decide (no demand, no fleet): solvers report empty models oddly.
         constant = float(pyo.value(model.cost.expr))

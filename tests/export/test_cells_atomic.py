@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import math
 import os
+import socket
 import stat
+import subprocess
 from pathlib import Path
 
 import openpyxl
@@ -300,9 +302,70 @@ def test_interrupt_cleans_up_and_propagates(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_temp_file_keeps_the_suffix_and_sits_beside_the_target(tmp_path: Path) -> None:
+def test_temp_file_is_named_after_the_target_and_sits_beside_it(tmp_path: Path) -> None:
     seen: list[Path] = []
     atomic.write_atomically(tmp_path / "plot.png", lambda p: seen.append(p) or p.write_bytes(b"x"))
-    assert seen[0].parent == tmp_path and seen[0].suffix == ".png"
-    assert seen[0].name.startswith(".plot.png.")
+    assert seen[0].parent == tmp_path and seen[0].suffix == ".tmp"
+    assert seen[0].name.startswith(f".plot.png.{os.getpid()}-")
     assert (tmp_path / "plot.png").read_bytes() == b"x"
+
+
+def _ended_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_temp_files_of_killed_writes_are_removed_and_no_others(tmp_path: Path) -> None:
+    dead = _ended_pid()
+    stale = tmp_path / f".plan.xlsx.{dead}-k1ll3d_.tmp"
+    running = tmp_path / f".plan.xlsx.{os.getppid()}-st1ll.tmp"
+    unrelated = [
+        tmp_path / f".plan.xlsx.{dead}-x.tmp.bak",  # not a name this module makes
+        tmp_path / f".plan.xlsx.old.{dead}-x.tmp",  # another target's (plan.xlsx.old)
+        tmp_path / f".plan.xlsxx.{dead}-x.tmp",
+    ]
+    for path in (stale, running, *unrelated):
+        path.write_bytes(b"PK")
+    (tmp_path / f".plan.xlsx.{dead}-link.tmp").symlink_to(tmp_path / "keep.txt")
+    (tmp_path / "keep.txt").write_text("keep")
+    atomic.write_atomically(tmp_path / "plan.xlsx", lambda p: p.write_bytes(b"new"))
+    assert not stale.exists() and running.exists() and all(p.exists() for p in unrelated)
+    assert (tmp_path / f".plan.xlsx.{dead}-link.tmp").is_symlink()
+    assert (tmp_path / "plan.xlsx").read_bytes() == b"new"
+
+
+def test_a_name_near_the_limit_still_gets_a_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / ("p" * 250 + ".csv")
+    assert atomic.write_atomically(target, lambda p: p.write_text("x")).read_text() == "x"
+    with pytest.raises(ExportError, match="file name is too long") as refused:
+        atomic.write_atomically(tmp_path / ("p" * 260 + ".csv"), lambda p: p.write_text("x"))
+    assert refused.value.exit_code == 2
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "socket", "directory"])
+def test_check_target_refuses_what_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "out.csv"
+    server = None
+    if kind == "symlink":
+        (tmp_path / "real.csv").write_text("old")
+        target.symlink_to("real.csv")
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(target))
+    else:
+        target.mkdir()
+    try:
+        with pytest.raises(ExportError) as refused:
+            atomic.write_atomically(target, lambda p: p.write_text("new"))
+    finally:
+        if server is not None:
+            server.close()
+    assert refused.value.exit_code == 2
+    word = {"symlink": "symbolic link", "fifo": "FIFO", "socket": "socket"}.get(kind, "directory")
+    assert word in str(refused.value)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    if kind == "symlink":
+        assert (tmp_path / "real.csv").read_text() == "old" and target.is_symlink()

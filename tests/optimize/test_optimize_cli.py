@@ -67,7 +67,11 @@ def test_run_exit_codes(run_cli, tmp_path: Path) -> None:
         "--out",
         tmp_path / "x.xlsx",
     )
-    assert bad_solver.code == 3 and "no-such-solver" in bad_solver.err
+    assert bad_solver.code == 2 and "no-such-solver" in bad_solver.err
+    missing_solver = run_cli(
+        "run", HAND / "power_switch.yaml", "--solver", "xpress", "--out", tmp_path / "x.xlsx"
+    )
+    assert missing_solver.code == 3 and "xpress" in missing_solver.err
     bad_path = run_cli(
         "run",
         HAND / "power_switch.yaml",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.errors import SolverError
+from planner.errors import InputError, SolverError
 from planner.optimize import SolverOptions, SolveStatus, build_data, build_model, solve
 from planner.optimize.model import model_size
 from planner.pipeline import plan, throughput
@@ -146,10 +146,13 @@ def test_no_plan_at_all_is_a_solver_error() -> None:
     assert raised.value.exit_code == 3
 
 
-def test_unknown_solver_is_a_solver_error() -> None:
+def test_unregistered_solver_is_bad_input_and_a_missing_one_a_solver_error() -> None:
     scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
-    with pytest.raises(SolverError, match="no-such-solver"):
+    with pytest.raises(InputError, match="no-such-solver") as refused:
         plan(scenario, solver="no-such-solver")
+    assert refused.value.exit_code == 2 and "solver.name" in str(refused.value)
+    with pytest.raises(SolverError, match="xpress"):
+        plan(scenario, solver="xpress")  # registered, not installed here
 
 
 def _shadow(result, limit: str, year: int):  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ from planner.optimize.solvers.types import (
     SolverOptions,
     SolveStatus,
     finite,
+    require_registered,
 )
 
 _CONTRIB_STATUS = {
@@ -39,6 +40,7 @@ _CONTRIB_STATUS = {
 
 def contrib_solver(name: str) -> Any:
     """The interface's solver of that name, or None when it knows no such solver."""
+    require_registered(name)
     try:
         return ContribSolverFactory("highs" if name == PYOMO_HIGHS else name)
     except Exception:  # an unknown name: the caller falls back to the classic factory

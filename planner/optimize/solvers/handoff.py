@@ -219,7 +219,10 @@ def pass_arrays(arrays: Arrays) -> Any:
     lp.a_matrix_.value_ = arrays.value
     highs = new_highs()
     if highs.passModel(lp) == module.HighsStatus.kError:
-        raise SolverError("HiGHS rejected the model (see its log with --verbose)")
+        raise SolverError(
+            "HiGHS rejected the model (a bound or coefficient it cannot accept); "
+            "try --solver highs-pyomo, and please report this with the scenario file"
+        )
     integers = arrays.integers
     if len(integers):
         kinds = np.full(len(integers), int(module.HighsVarType.kInteger), dtype=np.uint8)

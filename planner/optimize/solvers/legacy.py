@@ -17,7 +17,12 @@ from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTermination
 
 from planner.errors import SolverError
-from planner.optimize.solvers.types import SolveResult, SolverOptions, SolveStatus
+from planner.optimize.solvers.types import (
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    require_registered,
+)
 
 log = logging.getLogger("planner.optimize")
 
@@ -36,6 +41,7 @@ def solve_legacy(
 ) -> SolveResult:
     """Solve ``model`` with the classic solver ``options.name``; SolverError if it is
     unknown or not installed."""
+    require_registered(options.name)
     available = False
     # An unregistered name would be tried as an AMPL executable: only if one exists.
     if options.name in pyo.SolverFactory or shutil.which(options.name):

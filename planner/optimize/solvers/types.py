@@ -14,6 +14,9 @@ from typing import Any
 
 import pyomo.environ as pyo
 
+from planner.errors import InputError, Problem
+from planner.units import SOLVER_NAMES
+
 DEFAULT_SOLVER = "highs"
 PYOMO_HIGHS = "highs-pyomo"
 """HiGHS through Pyomo's own (persistent) interface instead of the bulk hand-off."""
@@ -94,3 +97,23 @@ class SolveResult:
 def finite(bound: float | None) -> float | None:
     """A solver's bound, or None where it has none (HiGHS and Pyomo report ±inf)."""
     return None if bound is None or not math.isfinite(bound) else bound
+
+
+def require_registered(name: str) -> str:
+    """``name`` if it is a registered solver name; InputError (exit 2) otherwise.
+
+    Every back-end checks its name with this before it touches Pyomo, which would
+    otherwise run an executable of that name or path.
+    """
+    if isinstance(name, str) and name in SOLVER_NAMES:
+        return name
+    raise InputError(
+        None,
+        Problem(
+            path="solver.name",
+            message="not a registered solver name (paths and other programs are never run)",
+            found=repr(name)[:80],
+            expected="one of " + ", ".join(SOLVER_NAMES),
+            hint=f"set solver.name (or --solver) to one of those names, e.g. {DEFAULT_SOLVER}",
+        ),
+    )
