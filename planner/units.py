@@ -58,3 +58,27 @@ USD_SCALE: Final = 1e6
 # --- labels ---------------------------------------------------------------------------
 RENTED: Final = "(rented)"
 """Virtual site of rented capacity: no power cap, no facility, billed per hour."""
+
+# --- solvers --------------------------------------------------------------------------
+SOLVER_NAMES: Final = (
+    "highs",
+    "highs-pyomo",
+    "gurobi_direct",
+    "gurobi_persistent",
+    "scip_direct",
+    "scip_persistent",
+    "cbc",
+    "glpk",
+    "cplex",
+    "cplex_direct",
+    "gurobi",
+    "scip",
+    "xpress",
+    "mosek",
+)
+"""The allow-list of solvers a scenario (``solver.name``), the workbook's ``solver`` sheet
+or ``--solver`` may name, default first; nothing else is ever run (a path or any other
+program is refused). ``highs``: HiGHS through highspy; ``highs-pyomo``: HiGHS through
+Pyomo's interface; ``*_direct``/``*_persistent``: Pyomo's ``pyomo.contrib.solver``
+in-process interfaces; the rest: classic Pyomo solvers found on the PATH under that
+fixed name."""

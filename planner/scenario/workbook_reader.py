@@ -8,6 +8,7 @@ sheet, row and column it came from, so errors can point there.
 from __future__ import annotations
 
 import datetime as dt
+from itertools import zip_longest
 from typing import Any
 
 from openpyxl.utils.datetime import from_excel
@@ -32,6 +33,7 @@ from planner.scenario.workbook_layout import (
     series_fields,
     where,
 )
+from planner.scenario.workbook_open import CellBudget, bounded_rows
 from planner.scenario.yamlio import Location, parse_yaml
 
 
@@ -73,6 +75,7 @@ class WorkbookReader:
         self.places: Places = {}
         self.series: dict[tuple[str, str, str], tuple[int, dict[int, Any]]] = {}
         self.used: set[tuple[str, str, str]] = set()
+        self.value_cells, self.formula_cells = CellBudget(file), CellBudget(file)
 
     def fail(self, path: str, message: str, place: str, **extra: Any) -> None:
         self.problems.append(Problem(path=path, message=message, where=place, **extra))
@@ -80,13 +83,13 @@ class WorkbookReader:
     def grid(self, title: str) -> tuple[list[Any], list[tuple[int, list[Any]]]]:
         """Header cells and the non-blank rows below them (1-based row numbers)."""
         rows: list[tuple[int, list[Any]]] = []
-        pairs = zip(
-            self.values[title].iter_rows(values_only=True),
-            self.formulas[title].iter_rows(values_only=True),
-            strict=False,
+        pairs = zip_longest(
+            bounded_rows(self.values[title], title, self.value_cells),
+            bounded_rows(self.formulas[title], title, self.formula_cells),
+            fillvalue=(),
         )
         for r, (cells, formulas) in enumerate(pairs, start=1):
-            for c, (value, formula) in enumerate(zip(cells, formulas, strict=False), start=1):
+            for c, (value, formula) in enumerate(zip_longest(cells, formulas), start=1):
                 if value is None and formula is not None:
                     self.fail(
                         "",
@@ -100,6 +103,9 @@ class WorkbookReader:
                 rows.append((r, normal))
         if not rows:
             return [], []
+        width = max(len(cells) for _, cells in rows)  # rows end at their last value
+        for _, cells in rows:
+            cells.extend([None] * (width - len(cells)))
         return rows[0][1], rows[1:]
 
     def columns(self, title: str, headers: list[Any], need: tuple[str, ...]) -> dict[str, int]:
