@@ -71,13 +71,12 @@ def check_zip(raw: bytes, file: str) -> None:
             )
         total = 0
         for member in members:
-            if member.file_size > 1_000_000 and member.file_size > MAX_RATIO * max(
-                member.compress_size, 1
-            ):
+            ratio = member.file_size // max(member.compress_size, 1)
+            if member.file_size > 1_000_000 and ratio > MAX_RATIO:
                 raise _refuse(
                     file,
-                    f"part {member.filename!r} inflates {member.file_size // max(member.compress_size, 1):,} "
-                    f"times; at most {MAX_RATIO} (a zip bomb?)",
+                    f"part {member.filename[:80]!r} inflates {ratio:,} times; at most "
+                    f"{MAX_RATIO} (a zip bomb?)",
                 )
             try:
                 with archive.open(member) as part:
@@ -157,6 +156,5 @@ def bounded_rows(sheet: Any, title: str, budget: CellBudget) -> Iterator[tuple[A
         raise
     except Exception as exc:  # bad XML in a sheet part
         reason = str(exc) or type(exc).__name__
-        raise _refuse(
-            budget.file, f"sheet {title!r} is not readable: {reason[:200]}", place=f"sheet {title!r}"
-        ) from None
+        message = f"sheet {title!r} is not readable: {reason[:200]}"
+        raise _refuse(budget.file, message, place=f"sheet {title!r}") from None

@@ -103,9 +103,9 @@ class WorkbookReader:
                 rows.append((r, normal))
         if not rows:
             return [], []
-        width = max(len(cells) for _, cells in rows)  # rows end at their last value
-        for _, cells in rows:
-            cells.extend([None] * (width - len(cells)))
+        width = max(len(row) for _, row in rows)  # rows end at their last value
+        for _, row in rows:
+            row.extend([None] * (width - len(row)))
         return rows[0][1], rows[1:]
 
     def columns(self, title: str, headers: list[Any], need: tuple[str, ...]) -> dict[str, int]:
