@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from planner.errors import InputError, Problem
 
@@ -59,14 +60,8 @@ def _too_large(file: str, what: str, limit: int) -> InputError:
     )
 
 
-def read_bytes(path: str | Path, *, limit: int, what: str = "input file") -> bytes:
-    """The bytes of the regular file at ``path``; InputError (exit 2) for anything else.
-
-    ``what`` names the kind of file in messages (``scenario file``, ``workbook``).
-    A file larger than ``limit`` bytes is refused without reading more than
-    ``limit + 1`` bytes of it.
-    """
-    file = str(path)
+def _stat_regular(path: str | Path, file: str, what: str) -> os.stat_result:
+    """The status of ``path`` after links are resolved; InputError unless a regular file."""
     try:
         info = os.stat(path)  # follows links: a link to /dev/zero is a device
     except FileNotFoundError:
@@ -75,17 +70,22 @@ def read_bytes(path: str | Path, *, limit: int, what: str = "input file") -> byt
         raise _refuse(file, f"cannot read: {exc.strerror or exc}", None) from None
     if not stat.S_ISREG(info.st_mode):
         raise _not_regular(file, info.st_mode, what)
+    return info
+
+
+def read_bytes(path: str | Path, *, limit: int, what: str = "input file") -> bytes:
+    """The bytes of the regular file at ``path``; InputError (exit 2) for anything else.
+
+    ``what`` names the kind of file in messages (``scenario file``, ``workbook``).
+    A file larger than ``limit`` bytes is refused without reading more than
+    ``limit + 1`` bytes of it.
+    """
+    file = str(path)
+    info = _stat_regular(path, file, what)
     if info.st_size > limit:
         raise _too_large(file, what, limit)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = _open_checked(path, file, what)
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise _refuse(file, f"cannot read: {exc.strerror or exc}", None) from None
-    try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):  # swapped between the check and the open
-            raise _not_regular(file, opened.st_mode, what)
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
@@ -101,6 +101,35 @@ def read_bytes(path: str | Path, *, limit: int, what: str = "input file") -> byt
         raise _refuse(file, f"cannot read: {exc.strerror or exc}", None) from None
     finally:
         os.close(fd)
+
+
+def _open_checked(path: str | Path, file: str, what: str) -> int:
+    """A descriptor open for reading on a regular file (O_NONBLOCK, then fstat)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _refuse(file, f"cannot read: {exc.strerror or exc}", None) from None
+    try:
+        opened = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise _refuse(file, f"cannot read: {exc.strerror or exc}", None) from None
+    if not stat.S_ISREG(opened.st_mode):  # swapped between the check and the open
+        os.close(fd)
+        raise _not_regular(file, opened.st_mode, what)
+    return fd
+
+
+def open_regular(path: str | Path, what: str = "input file") -> BinaryIO:
+    """A binary file object on the regular file at ``path``, for files read in a stream.
+
+    For files that may be large (results files): the caller bounds each read, e.g.
+    ``readline(limit)``. Devices, pipes and folders are refused as by :func:`read_bytes`.
+    """
+    file = str(path)
+    _stat_regular(path, file, what)
+    return os.fdopen(_open_checked(path, file, what), "rb")
 
 
 def read_text(path: str | Path, *, limit: int, what: str = "input file") -> str:
