@@ -36,6 +36,11 @@ from planner.scenario.workbook_layout import (
 from planner.scenario.workbook_open import CellBudget, bounded_rows
 from planner.scenario.yamlio import Location, parse_yaml
 
+EXCEL_ERRORS = frozenset(
+    ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!")
+)
+"""What a cell shows when its formula fails; reported as such, never as text to unquote."""
+
 
 def _normalise(value: Any) -> Any:
     """Blank (or only spaces) is None; other text is kept as typed."""
@@ -90,7 +95,15 @@ class WorkbookReader:
         )
         for r, (cells, formulas) in enumerate(pairs, start=1):
             for c, (value, formula) in enumerate(zip_longest(cells, formulas), start=1):
-                if value is None and formula is not None:
+                if isinstance(value, str) and value.strip().upper() in EXCEL_ERRORS:
+                    self.fail(
+                        "",
+                        f"the cell shows the spreadsheet error {value.strip()}",
+                        where(title, r, c),
+                        hint="fix its formula (a division by zero, a broken reference) or type "
+                        "the value, then save",
+                    )
+                elif value is None and formula is not None:
                     self.fail(
                         "",
                         "a formula without a saved result",
@@ -98,7 +111,10 @@ class WorkbookReader:
                         hint="open and save the workbook in Excel or LibreOffice, "
                         "or type the value",
                     )
-            normal = [_normalise(v) for v in cells]
+            normal = [
+                None if isinstance(v, str) and v.strip().upper() in EXCEL_ERRORS else _normalise(v)
+                for v in cells
+            ]
             if r == 1 or any(v is not None for v in normal):
                 rows.append((r, normal))
         if not rows:
