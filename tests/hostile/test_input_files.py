@@ -27,6 +27,7 @@ from input_cli import (
     snapshot,
 )
 
+from planner import safe_io
 from planner.analysis.params import MAX_RUNS, parse_vary
 from planner.errors import InputError
 
@@ -315,3 +316,29 @@ def test_values_counted_before_they_are_built() -> None:
     with pytest.raises(InputError, match="100,001 values"):
         parse_vary(too_many)
     assert len(parse_vary("finance.wacc=" + ",".join(["0.1"] * MAX_RUNS)).values) == MAX_RUNS
+
+
+# --- the one reader ---------------------------------------------------------------------------
+
+
+def test_reader_stops_at_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_bytes(b"a" * 10)
+    assert safe_io.read_bytes(path, limit=10) == b"a" * 10
+    with pytest.raises(InputError, match="larger than 9 bytes"):
+        safe_io.read_bytes(path, limit=9)
+    with pytest.raises(InputError, match="is a directory"):
+        safe_io.read_bytes(tmp_path, limit=10)
+    with pytest.raises(InputError, match="is a device"):
+        safe_io.read_bytes("/dev/zero", limit=10)  # st_size 0: refused by kind, not size
+
+
+def test_reader_refuses_binary_and_non_utf8(tmp_path: Path) -> None:
+    (tmp_path / "b").write_bytes(b"x\x00y")
+    (tmp_path / "l").write_bytes(b"caf\xe9")
+    with pytest.raises(InputError, match="binary file"):
+        safe_io.read_text(tmp_path / "b", limit=100)
+    with pytest.raises(InputError, match=r"not UTF-8 text \(byte 3\)"):
+        safe_io.read_text(tmp_path / "l", limit=100)
+    (tmp_path / "bom").write_bytes(b"\xef\xbb\xbfname: x\n")
+    assert safe_io.read_text(tmp_path / "bom", limit=100) == "name: x\n"
