@@ -132,7 +132,8 @@ def _too_many_values(count: int, where: str, line: int | None = None) -> Problem
         return None
     return _bad(
         where,
-        f"asks for {count:,} values; an analysis may have at most {MAX_RUNS:,} runs",
+        f"asks for {count:,} values, so at least {count + 1:,} runs (with the base run); "
+        f"an analysis may have at most {MAX_RUNS:,}",
         hint="use fewer values (coarser steps), or split the analysis into several runs",
         line=line,
     )
