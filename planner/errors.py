@@ -54,6 +54,10 @@ class Problem:
         return "\n".join(parts)
 
 
+MAX_SHOWN = 50
+"""Problems an InputError lists in full; a file with 60,000 bad rows shows 50 and a count."""
+
+
 class InputError(PlannerError):
     """Bad input: a scenario, catalog, benchmark or spec file the user must fix (exit 2)."""
 
@@ -69,8 +73,12 @@ class InputError(PlannerError):
         super().__init__(self.render())
 
     def render(self) -> str:
+        """The problems, one block each; past ``MAX_SHOWN`` only a count of the rest."""
         head = f"{self.file or '<input>'}: {len(self.problems)} problem(s)"
-        body = "\n".join(p.render(self.file) for p in self.problems)
+        body = "\n".join(p.render(self.file) for p in self.problems[:MAX_SHOWN])
+        rest = len(self.problems) - MAX_SHOWN
+        if rest > 0:
+            body += f"\n… and {rest:,} more problem(s), not shown; fix these and run again"
         return f"{head}\n{body}" if len(self.problems) > 1 else body
 
 

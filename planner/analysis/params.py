@@ -115,6 +115,30 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+MAX_RUNS = 100_000
+"""Most optimisations one analysis may ask for (a sweep's runs, a Monte Carlo's samples).
+
+At about a second per small solve that is a day of one core; the tasks, rows and
+results file of so many runs stay within a few hundred MB. Above it the command stops
+before building anything (exit 2): split the analysis, or coarsen its steps. Checked
+here while a parameter is parsed (no more values are built than an analysis may run)
+and again for the whole analysis by planner.analysis.tasks.check_run_count.
+"""
+
+
+def _too_many_values(count: int, where: str, line: int | None = None) -> Problem | None:
+    """A problem when one parameter asks for more values than an analysis may run."""
+    if count <= MAX_RUNS:
+        return None
+    return _bad(
+        where,
+        f"asks for {count:,} values, so at least {count + 1:,} runs (with the base run); "
+        f"an analysis may have at most {MAX_RUNS:,}",
+        hint="use fewer values (coarser steps), or split the analysis into several runs",
+        line=line,
+    )
+
+
 def linspace(low: float, high: float, count: int) -> tuple[float, ...]:
     """``count`` evenly spaced values from ``low`` to ``high`` (both included)."""
     if count == 1:
@@ -171,6 +195,8 @@ def _parse_parameter(path: str, body: Any, lines: dict[Location, int]) -> list[P
         ok = isinstance(rng, list) and len(rng) == 3 and all(_number(v) for v in rng)
         if not ok or not isinstance(rng[2], int) or rng[2] < 1:
             return [_bad(f"{where}.range", "expected [LOW, HIGH, N] with N ≥ 1 whole", line=line)]
+        if too_many := _too_many_values(rng[2], f"{where}.range", line):
+            return [too_many]
         return Parameter(path, multiplier, linspace(rng[0], rng[1], rng[2]))
     name = body["distribution"]
     if name not in DIST_FIELDS:
@@ -292,8 +318,12 @@ def parse_vary(text: str) -> Parameter:
         parts = rest.split(":")
         if len(parts) != 3 or not parts[2].strip().isdigit() or int(parts[2]) < 1:
             raise InputError(None, _bad(where, "expected LOW:HIGH:N with N a whole number ≥ 1"))
+        if too_many := _too_many_values(int(parts[2]), where):
+            raise InputError(None, too_many)
         values = linspace(_float(parts[0], where), _float(parts[1], where), int(parts[2]))
     else:
+        if too_many := _too_many_values(rest.count(",") + 1, where):
+            raise InputError(None, too_many)
         values = tuple(_float(v, where) for v in rest.split(","))
     return Parameter(path, multiplier, values)
 

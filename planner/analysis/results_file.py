@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from planner import safe_io
 from planner.errors import InputError, Problem
 
 FORMAT = "planner-analysis-results"
@@ -31,6 +32,8 @@ HEADER: dict[str, Any] = {"format": FORMAT, "version": VERSION}
 HEADER_LINE = json.dumps(HEADER) + "\n"
 MAX_HEADER_BYTES = 4096
 """How much of a file is read to decide whether it is a results file."""
+MAX_ROW_BYTES = 1_000_000
+"""The longest row read back; a longer line is not a row this planner wrote (skipped)."""
 
 Row = dict[str, Any]
 
@@ -44,7 +47,7 @@ def _another() -> str:
 
 
 def _first_line(path: Path) -> bytes:
-    with open(path, "rb") as handle:
+    with safe_io.open_regular(path, "results file") as handle:
         return handle.readline(MAX_HEADER_BYTES)
 
 
@@ -97,9 +100,9 @@ def read_results(path: Path) -> list[Row]:
     if not check_results_file(path):
         return []
     rows = []
-    with open(path, "rb") as handle:
-        handle.readline()  # the header
-        for raw in handle:
+    with safe_io.open_regular(path, "results file") as handle:
+        handle.readline(MAX_HEADER_BYTES)  # the header
+        while raw := handle.readline(MAX_ROW_BYTES):
             try:
                 row = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from planner.analysis.params import Change, apply_changes
+from planner.analysis.params import MAX_RUNS, Change, apply_changes
 from planner.errors import InputError, PlannerError, Problem, SolverError
 from planner.results import Plan
 from planner.scenario.meta import perf_free_fields
@@ -51,13 +51,6 @@ MAX_ERROR_CHARS = 600
 UNMET_SHARE = 1e-6
 """Demand counts as met when less than this share of it is left unserved."""
 CACHE_SIZE = 32
-MAX_RUNS = 100_000
-"""Most optimisations one analysis may ask for (a sweep's runs, a Monte Carlo's samples).
-
-At about a second per small solve that is a day of one core; the tasks, rows and
-results file of so many runs stay within a few hundred MB. Above it the command stops
-before building anything (exit 2): split the analysis, or coarsen its steps.
-"""
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from planner import safe_io
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
@@ -198,17 +200,21 @@ def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> Ben
     )
 
 
+MAX_BENCHMARK_BYTES = 50_000_000
+"""The largest benchmark CSV read (MLPerf's full results are a few megabytes)."""
+
+
 def read_benchmarks(path: str | Path) -> BenchFile:
     """Read and check a benchmark CSV; raise :class:`InputError` naming file, line and column."""
     file = str(path)
+    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="benchmark CSV")
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.reader(handle)
-            lines = [(reader.line_num, row) for row in reader]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reader = csv.reader(io.StringIO(text, newline=""))
+        lines = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
         raise InputError(
-            file, Problem(path="", message=f"cannot read the CSV: {message}")
+            file,
+            Problem(path="", message=f"cannot read the CSV: {exc}", line=reader.line_num),
         ) from None
     if not lines:
         raise InputError(
@@ -216,6 +222,18 @@ def read_benchmarks(path: str | Path) -> BenchFile:
         )
     columns = [c.strip() for c in lines[0][1]]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if len(missing) == len(REQUIRED_COLUMNS):  # not a benchmark file: never quote it
+        raise InputError(
+            file,
+            Problem(
+                path="",
+                message="is not a benchmark CSV: its first line is not a header with the "
+                "benchmark columns (its content is not shown)",
+                expected="columns " + ", ".join(REQUIRED_COLUMNS),
+                hint="see planner/perf/benchmarks.py for the format",
+                line=1,
+            ),
+        )
     if missing:
         hints = [h for c in missing if (h := _did_you_mean(c, columns))]
         raise InputError(

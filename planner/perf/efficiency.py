@@ -73,8 +73,10 @@ from typing import Any
 
 import yaml
 
+from planner import safe_io
 from planner.catalog.schema import PRECISIONS
 from planner.errors import InputError, Problem
+from planner.scenario.yamlio import parse_yaml
 
 CALIBRATION_FORMAT = "planner-calibration/1"
 ANY_PRECISION = "all"
@@ -293,40 +295,26 @@ def _layer(raw: Any, where: str, file: str) -> Layer:
     return out
 
 
+MAX_CALIBRATION_BYTES = 1_000_000
+"""The largest calibration file read (a fitted one holds a few kilobytes)."""
+
+
 def load_calibration(path: str | Path) -> EfficiencyTable:
     """Read a calibration YAML file; raise :class:`InputError` naming the bad entry."""
     file = str(path)
+    text = safe_io.read_text(path, limit=MAX_CALIBRATION_BYTES, what="calibration file")
+    not_calibration = Problem(
+        path="",
+        message="is not a calibration file (its content is not shown)",
+        expected="a YAML mapping with keys format, note, shared, families",
+        hint="run `planner calibrate BENCH.csv --out FILE` to make one",
+    )
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(
-            file,
-            Problem(
-                path="",
-                message=f"cannot read calibration file: {exc.strerror or exc}",
-                hint="run `planner calibrate BENCH.csv --out FILE` to make one",
-            ),
-        ) from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(file, f"not valid YAML: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InputError(
-            file,
-            Problem(path="", message="expected a mapping", expected="format, shared, families"),
-        )
-    unknown = set(doc) - {"format", "note", "shared", "families"}
-    if unknown:
-        key = sorted(unknown)[0]
-        raise InputError(
-            file,
-            Problem(
-                path=key,
-                message=f"unknown key {key!r}",
-                expected="format, note, shared, families",
-            ),
-        )
+        doc = parse_yaml(text, file)[0]  # bounded: no alias bombs, no deep nesting
+    except InputError:
+        raise InputError(file, not_calibration) from None
+    if not isinstance(doc, dict) or not set(doc) <= {"format", "note", "shared", "families"}:
+        raise InputError(file, not_calibration)
     if doc.get("format", CALIBRATION_FORMAT) != CALIBRATION_FORMAT:
         raise InputError(
             file,

@@ -262,17 +262,24 @@ def check_models_fit(scenario: Scenario) -> list[Problem]:
 
 
 def check_calibration_file(scenario: Scenario, base_dir: Path) -> list[Problem]:
-    """A named calibration file exists."""
+    """A named calibration file exists and is a regular file."""
     if scenario.calibration is None:
         return []
     path = base_dir / scenario.calibration
-    if not path.is_file():
+    hint = "run `planner calibrate BENCH.csv --out FILE` or remove the key"
+    if not path.exists():
+        return [
+            Problem(
+                path="calibration", message="calibration file not found", found=str(path), hint=hint
+            )
+        ]
+    if not path.is_file():  # links are followed: a link to /dev/zero is a device
         return [
             Problem(
                 path="calibration",
-                message="calibration file not found",
+                message="is a device, pipe or folder; only regular files are read",
                 found=str(path),
-                hint="run `planner calibrate BENCH.csv --out FILE` or remove the key",
+                hint=hint,
             )
         ]
     return []

@@ -17,14 +17,13 @@ from planner.errors import InputError, Problem
 from planner.scenario.checks import check_scenario
 from planner.scenario.problems import (
     Origins,
-    data_at,
     format_path,
     origin_of,
     validation_problems,
 )
 from planner.scenario.schema import Scenario
 from planner.scenario.workbook import load_scenario_workbook
-from planner.scenario.yamlio import read_yaml
+from planner.scenario.yamlio import Location, read_yaml
 
 __all__ = ["format_path", "load_scenario", "validation_problems"]
 
@@ -47,15 +46,19 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                 hint="copy scenarios/baseline.yaml and edit it",
             ),
         )
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not any(key in Scenario.model_fields for key in data):
+        # Not a scenario at all (a key file, a password list): say so, never quote it.
         raise InputError(
             file,
             Problem(
                 path="",
-                message="a scenario must be a mapping of sections",
-                found=type(data).__name__,
-                expected="keys such as name, horizon, sites, hardware, models",
-                line=1,
+                message="is not a scenario file (its content is not shown)",
+                found="a mapping without scenario sections"
+                if isinstance(data, dict)
+                else f"a {type(data).__name__}, not a mapping",
+                expected="a YAML mapping of sections such as name, horizon, sites, hardware, "
+                "models",
+                hint="name a scenario file; copy scenarios/baseline.yaml to start one",
             ),
         )
     origins: Origins = {loc: (file, line) for loc, line in lines.items()}
@@ -108,12 +111,36 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                 line=lines.get(("overrides",)),
             ),
         )
+    if overrides:
+        data, origins = _apply_overrides(data, overrides, lines, origins, file)
+    return data, origins
+
+
+def _apply_overrides(
+    data: dict[str, Any],
+    overrides: dict[Any, Any],
+    lines: dict[Location, int],
+    origins: Origins,
+    file: str,
+) -> tuple[dict[str, Any], Origins]:
+    """``data`` with ``overrides`` applied in order, and where each value now comes from.
+
+    Linear in the number of overrides: the document is copied once and each edit
+    touches only its path; the origins of replaced values are dropped in one pass.
+    """
     years = _horizon_years(data)
-    for dotted, value in overrides.items():
+    data = copy.deepcopy(data)
+    below: dict[Any, list[tuple[Location, int]]] = {}
+    for sub, sub_line in lines.items():  # lines inside each override's value
+        if len(sub) > 2 and sub[0] == "overrides":
+            below.setdefault(sub[1], []).append((sub[2:], sub_line))
+    latest: dict[Location, int] = {}  # location → index of the last override setting it
+    added: list[tuple[Location, tuple[str, int | None], int]] = []
+    for n, (dotted, value) in enumerate(overrides.items()):
         line = lines.get(("overrides", dotted))
-        before = data
         try:
-            data = paths.set_value(data, str(dotted), copy.deepcopy(value), years)
+            parent = paths.get(data, str(dotted).rsplit(".", 1)[0]) if "." in str(dotted) else None
+            loc = paths.assign(data, str(dotted), copy.deepcopy(value), years)
         except paths.PathError as exc:
             raise InputError(
                 file,
@@ -125,15 +152,22 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                 ),
             ) from None
         # Errors in an overridden value point at the override, not at the base file.
-        loc = paths.locate(data, str(dotted))
-        origins = {k: o for k, o in origins.items() if k[: len(loc)] != loc}
-        origins[loc] = (file, line)
-        if len(loc) > 1 and isinstance(data_at(before, loc[:-1])[1], int | float):
-            origins[loc[:-1]] = (file, line)  # one year set: the number became a mapping
-        for sub, sub_line in lines.items():
-            if sub[:2] == ("overrides", dotted) and len(sub) > 2:
-                origins[(*loc, *sub[2:])] = (file, sub_line)
-    return data, origins
+        latest[loc] = n
+        added.append((loc, (file, line), n))
+        if len(loc) > 1 and isinstance(parent, int | float) and not isinstance(parent, bool):
+            added.append((loc[:-1], (file, line), n))  # one year set: the number became a mapping
+        for sub, sub_line in below.get(dotted, []):
+            added.append(((*loc, *sub), (file, sub_line), n))
+
+    def replaced(key: Location, after: int) -> bool:
+        """Whether an override later than ``after`` set ``key`` or a value holding it."""
+        return any(latest.get(key[:d], -1) > after for d in range(1, len(key) + 1))
+
+    kept: Origins = {k: o for k, o in origins.items() if not replaced(k, -1)}
+    for key, origin, n in added:
+        if not replaced(key, n):
+            kept[key] = origin
+    return data, kept
 
 
 def _horizon_years(data: dict[str, Any]) -> list[int]:

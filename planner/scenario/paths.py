@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+Location = tuple[str | int, ...]
+
 _STEP = re.compile(r"([^.\[\]]+)|\[([^\]]+)\]")
 
 
@@ -100,7 +102,7 @@ def get(doc: Any, path: str) -> Any:
     return node
 
 
-def locate(doc: Any, path: str) -> tuple[str | int, ...]:
+def locate(doc: Any, path: str) -> Location:
     """The concrete location ``path`` names in ``doc``: dict keys and list indices.
 
     ``sites[texas].power_cap_mw.2028`` → ``('sites', 0, 'power_cap_mw', 2028)``.
@@ -118,16 +120,26 @@ def locate(doc: Any, path: str) -> tuple[str | int, ...]:
 
 
 def set_value(doc: Any, path: str, value: Any, years: list[int] | None = None) -> Any:
-    """A copy of ``doc`` with ``value`` at ``path``.
-
-    Setting one year of a year-indexed value that is a plain number turns it into a
-    mapping holding the old number for every year in ``years`` and the new one in that
-    year, so the other years keep their values.
-    """
+    """A copy of ``doc`` with ``value`` at ``path`` (see :func:`assign`)."""
     doc = copy.deepcopy(doc)
+    assign(doc, path, value, years)
+    return doc
+
+
+def assign(doc: Any, path: str, value: Any, years: list[int] | None = None) -> Location:
+    """Put ``value`` at ``path`` in ``doc`` itself; return the concrete location it set.
+
+    The location is found before the value is written, so an edit that renames the
+    item it goes through (``sites[dc].name: dc2``) still has one. Setting one year of a
+    year-indexed value that is a plain number turns it into a mapping holding the old
+    number for every year in ``years`` and the new one in that year, so the other
+    years keep their values. The work is proportional to the path, not the document:
+    ``overrides:`` applies thousands of edits this way.
+    """
     steps = parse(path)
     node = doc
     where = "the scenario"
+    out: list[str | int] = []
     for i, step in enumerate(steps):
         last = i == len(steps) - 1
         if not last and steps[i + 1].isdigit() and isinstance(node, dict):
@@ -136,9 +148,10 @@ def set_value(doc: Any, path: str, value: Any, years: list[int] | None = None) -
                 old = container[key]
                 container[key] = {y: old for y in (years or [])}
         container, key = _step_into(node, step, where, create=last)
+        out.append(key)
         if last:
             container[key] = value
         else:
             node = container[key]
             where = _extend(where, step)
-    return doc
+    return tuple(out)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
+from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
@@ -307,8 +308,8 @@ class InferenceWorkload(_Section):
 
 
 class Solver(_Section):
-    name: Annotated[str, meta(perf=False)] = "highs"
-    """Pyomo solver name (highs by default)."""
+    name: Annotated[str, meta(perf=False)] = SOLVER_NAMES[0]
+    """Registered solver name (planner.units.SOLVER_NAMES; highs by default), never a path."""
     mip_gap: Annotated[Fraction, meta(perf=False, unit="share")] = 0.005
     """Relative MIP gap at which to stop."""
     time_limit_s: Annotated[PositiveFloat, meta(perf=False, unit="s")] = 120.0
@@ -322,6 +323,18 @@ class Solver(_Section):
     it to whole units and keep that plan if it is within ``mip_gap`` of the relaxation's
     bound, else start the MILP from it (HiGHS only). ``auto``: ``lp-first`` for models of
     20,000 variables or more, else ``direct`` (see planner.optimize.strategy)."""
+
+    @field_validator("name")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        """Only registered names: Pyomo would run a path (or any program) named here."""
+        if name not in SOLVER_NAMES:
+            raise ValueError(
+                "a registered solver name, one of " + ", ".join(SOLVER_NAMES) + " (a path "
+                "or any other program is never run); set solver.name to one of them, e.g. "
+                + SOLVER_NAMES[0]
+            )
+        return name
 
 
 class Penalties(_Section):

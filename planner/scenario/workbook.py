@@ -28,12 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import warnings
-import zipfile
 from pathlib import Path
 from typing import Any
 
-from openpyxl import load_workbook
 from pydantic import ValidationError
 
 import planner.scenario.schema as schema
@@ -43,7 +40,6 @@ from planner.scenario.problems import validation_problems
 from planner.scenario.workbook_layout import (
     FIELD_HEADERS,
     MAPPING_HEADERS,
-    MAX_BYTES,
     SCENARIO_FIELDS,
     SERIES_KEYS,
     SERIES_MARKER,
@@ -59,6 +55,7 @@ from planner.scenario.workbook_layout import (
     series_fields,
     where,
 )
+from planner.scenario.workbook_open import open_workbooks
 from planner.scenario.workbook_reader import WorkbookReader
 
 __all__ = [
@@ -82,44 +79,19 @@ __all__ = [
 ]
 
 
-def _open(path: Path) -> tuple[Any, Any]:
-    """The workbook twice: cell values (as last computed) and formulas."""
-    file = str(path)
-    if not path.exists():
-        raise InputError(file, Problem(path="", message="file not found", hint="check the path"))
-    if path.is_dir():
-        raise InputError(file, Problem(path="", message="is a directory, not a workbook"))
-    hint = "save it as an Excel workbook (.xlsx), or write one with `planner template`"
-    try:
-        with zipfile.ZipFile(path) as archive:
-            size = sum(info.file_size for info in archive.infolist())
-        if size > MAX_BYTES * 10 or path.stat().st_size > MAX_BYTES:
-            raise InputError(
-                file, Problem(path="", message=f"workbook is too large ({size:,} bytes unpacked)")
-            )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # openpyxl warns about features it drops
-            values = load_workbook(path, data_only=True)
-            formulas = load_workbook(path, data_only=False)
-    except InputError:
-        raise
-    except Exception as exc:  # corrupt zip, missing parts, bad XML: all "not a workbook"
-        reason = str(exc) or type(exc).__name__
-        raise InputError(
-            file, Problem(path="", message=f"not a readable .xlsx workbook: {reason}", hint=hint)
-        ) from None
-    return values, formulas
-
-
 def read_workbook_document(path: str | Path) -> tuple[dict[str, Any], Places]:
     """The scenario document in a workbook and where each value sits.
 
     Raises InputError naming sheet, row and column for anything unreadable.
     """
     path = Path(path)
-    values, formulas = _open(path)
-    reader = WorkbookReader(str(path), values, formulas)
-    doc = reader.read()
+    values, formulas = open_workbooks(path)
+    try:
+        reader = WorkbookReader(str(path), values, formulas)
+        doc = reader.read()
+    finally:
+        values.close()
+        formulas.close()
     if reader.problems:
         raise InputError(str(path), reader.problems)
     return doc, reader.places

@@ -8,6 +8,7 @@ sheet, row and column it came from, so errors can point there.
 from __future__ import annotations
 
 import datetime as dt
+from itertools import zip_longest
 from typing import Any
 
 from openpyxl.utils.datetime import from_excel
@@ -32,7 +33,13 @@ from planner.scenario.workbook_layout import (
     series_fields,
     where,
 )
+from planner.scenario.workbook_open import CellBudget, bounded_rows
 from planner.scenario.yamlio import Location, parse_yaml
+
+EXCEL_ERRORS = frozenset(
+    ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!")
+)
+"""What a cell shows when its formula fails; reported as such, never as text to unquote."""
 
 
 def _normalise(value: Any) -> Any:
@@ -73,6 +80,7 @@ class WorkbookReader:
         self.places: Places = {}
         self.series: dict[tuple[str, str, str], tuple[int, dict[int, Any]]] = {}
         self.used: set[tuple[str, str, str]] = set()
+        self.value_cells, self.formula_cells = CellBudget(file), CellBudget(file)
 
     def fail(self, path: str, message: str, place: str, **extra: Any) -> None:
         self.problems.append(Problem(path=path, message=message, where=place, **extra))
@@ -80,14 +88,22 @@ class WorkbookReader:
     def grid(self, title: str) -> tuple[list[Any], list[tuple[int, list[Any]]]]:
         """Header cells and the non-blank rows below them (1-based row numbers)."""
         rows: list[tuple[int, list[Any]]] = []
-        pairs = zip(
-            self.values[title].iter_rows(values_only=True),
-            self.formulas[title].iter_rows(values_only=True),
-            strict=False,
+        pairs = zip_longest(
+            bounded_rows(self.values[title], title, self.value_cells),
+            bounded_rows(self.formulas[title], title, self.formula_cells),
+            fillvalue=(),
         )
         for r, (cells, formulas) in enumerate(pairs, start=1):
-            for c, (value, formula) in enumerate(zip(cells, formulas, strict=False), start=1):
-                if value is None and formula is not None:
+            for c, (value, formula) in enumerate(zip_longest(cells, formulas), start=1):
+                if isinstance(value, str) and value.strip().upper() in EXCEL_ERRORS:
+                    self.fail(
+                        "",
+                        f"the cell shows the spreadsheet error {value.strip()}",
+                        where(title, r, c),
+                        hint="fix its formula (a division by zero, a broken reference) or type "
+                        "the value, then save",
+                    )
+                elif value is None and formula is not None:
                     self.fail(
                         "",
                         "a formula without a saved result",
@@ -95,11 +111,17 @@ class WorkbookReader:
                         hint="open and save the workbook in Excel or LibreOffice, "
                         "or type the value",
                     )
-            normal = [_normalise(v) for v in cells]
+            normal = [
+                None if isinstance(v, str) and v.strip().upper() in EXCEL_ERRORS else _normalise(v)
+                for v in cells
+            ]
             if r == 1 or any(v is not None for v in normal):
                 rows.append((r, normal))
         if not rows:
             return [], []
+        width = max(len(row) for _, row in rows)  # rows end at their last value
+        for _, row in rows:
+            row.extend([None] * (width - len(row)))
         return rows[0][1], rows[1:]
 
     def columns(self, title: str, headers: list[Any], need: tuple[str, ...]) -> dict[str, int]:

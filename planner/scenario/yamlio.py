@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from planner import safe_io
 from planner.errors import InputError, Problem
 
 MAX_BYTES = 5_000_000
@@ -148,50 +149,39 @@ def parse_yaml(text: str, file: str) -> tuple[Any, dict[Location, int]]:
     return data, lines
 
 
+ZIP_MAGIC = b"PK\x03\x04"
+WORKBOOK_SUFFIXES = (".xlsm", ".xls", ".xlsb", ".xltx", ".xltm", ".ods", ".numbers")
+"""Spreadsheet files the planner does not read: only ``.xlsx`` workbooks are scenarios."""
+
+
 def read_text(path: Path) -> str:
-    """Read a UTF-8 text file with clear errors for missing, directory, binary or huge files."""
+    """Read a UTF-8 scenario file: a regular file of at most ``MAX_BYTES`` (planner.safe_io).
+
+    A workbook (other than ``.xlsx``) or any zip archive is refused as not YAML.
+    """
     file = str(path)
-    if not path.exists():
-        raise InputError(
-            file,
-            Problem(path="", message="file not found", hint="check the path and spelling"),
-        )
-    if path.is_dir():
-        raise InputError(
-            file,
-            Problem(
-                path="", message="is a directory, not a file", hint="name a scenario .yaml file"
-            ),
-        )
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(
-                file,
-                Problem(
-                    path="",
-                    message=f"file is {size:,} bytes; scenario files are at most {MAX_BYTES:,}",
-                ),
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(file, Problem(path="", message=f"cannot read: {exc.strerror}")) from None
-    if b"\x00" in raw:
-        raise InputError(
-            file,
-            Problem(path="", message="binary file, not YAML text", hint="name a .yaml file"),
-        )
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+    if path.suffix.lower() in WORKBOOK_SUFFIXES:
         raise InputError(
             file,
             Problem(
                 path="",
-                message=f"not UTF-8 text (byte {exc.start})",
-                hint="save the file as UTF-8",
+                message=f"a {path.suffix} file is not read: scenarios are YAML files "
+                "or .xlsx workbooks",
+                hint="save the workbook as 'Excel Workbook (.xlsx)' (macros are never run), "
+                "or write one with `planner template`",
             ),
-        ) from None
+        )
+    raw = safe_io.read_bytes(path, limit=MAX_BYTES, what="scenario file")
+    if raw.startswith(ZIP_MAGIC):
+        raise InputError(
+            file,
+            Problem(
+                path="",
+                message="is a zip archive (a workbook?), not a YAML scenario file",
+                hint="a workbook must be named *.xlsx to be read as one",
+            ),
+        )
+    return safe_io.decode_text(raw, file, "scenario file")
 
 
 def read_yaml(path: Path) -> tuple[Any, dict[Location, int]]:

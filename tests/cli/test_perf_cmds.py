@@ -147,7 +147,7 @@ def test_bad_benchmark_csv_exits_2_naming_line_and_column(run_cli, tmp_path: Pat
         assert "did you mean 'llama-2-70b'" in err
         assert "Traceback" not in err
     code, _, err = run_cli("perf-check", tmp_path / "missing.csv")
-    assert code == 2 and "cannot read the CSV" in err
+    assert code == 2 and "file not found" in err
 
 
 def write_scenario(tmp_path: Path, extra: str = "") -> Path:
