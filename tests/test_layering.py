@@ -26,6 +26,7 @@ STAGES: dict[str, int] = {
     "planner.units": 0,
     "planner.errors": 0,
     "planner.deadline": 0,
+    "planner.safe_io": 0,
     "planner.catalog": 1,
     "planner.scenario": 2,
     "planner.perf": 3,
