@@ -116,13 +116,18 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     out.print(f"[bold]{escape(plan.scenario)}[/bold]: {plan.status}")
     gap = h.get("mip_gap")
     objective = h.get("objective_usd")
+    label = (
+        "objective (NPV cost incl. penalties)"
+        if h.get("penalties_in_objective", True)
+        else "objective (min_cost: NPV cost, most demand served first)"
+    )
     out.print(
-        f"objective (NPV cost incl. penalties): ${objective:,.0f}"
-        + (f"  gap {gap:.3%}" if gap is not None else "")
+        f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
     )
     out.print(
         f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted ${h['undiscounted_cost_usd']:,.0f}; "
         f"penalties (PV) ${h['penalties_usd_pv']:,.0f}"
+        + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
     )
     fleet_title = "Fleet by year (units)" if _yearly(plan) else "Fleet at year end (units)"
     if by_period:
@@ -189,9 +194,11 @@ def run(
 ) -> None:
     """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
 
-    Prints the status, the objective (NPV of cash costs plus penalties for unmet
-    demand), the fleet and costs by year, binding limits, shadow prices and a
-    diagnosis; writes the analyst workbook (live cost formulas, sources, charts).
+    Prints the status, the objective (objective: min_cost — serve as much demand as the
+    limits allow, by priority, then the least NPV of cash costs; the penalties value
+    the shortfall but are outside the objective), the fleet and costs by year, binding
+    limits, shadow prices and a diagnosis; writes the analyst workbook (live cost
+    formulas, sources, charts).
     With sub-year periods (horizon.periods_per_year) the printed tables roll up to
     years unless --by-period. Unmet demand is reported on stderr and still exits 0;
     exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
@@ -257,9 +264,16 @@ def _warn(plan: Plan) -> None:
     """Loud messages on stderr: a solve stopped early, demand left unmet."""
     h = plan.headline
     if plan.status != "optimal":
+        service = h.get("service_status", "optimal")
         stderr.print(
             f"[bold yellow]stopped early[/bold yellow] ({plan.status}): best plan found, "
-            f"MIP gap {h['mip_gap'] if h['mip_gap'] is not None else 'unknown'}",
+            f"gap on cost {h['mip_gap'] if h['mip_gap'] is not None else 'unknown'}"
+            + (
+                "; the service stage stopped early too, so more demand may be servable"
+                if service != "optimal"
+                else ""
+            )
+            + ": this plan may be improvable",
             soft_wrap=True,
         )
     if h["unmet_inference_tokens"] <= 0 and h["unmet_training_flops"] <= 0:
@@ -267,7 +281,9 @@ def _warn(plan: Plan) -> None:
     stderr.print(
         f"[bold red]UNMET DEMAND[/bold red]: {h['unmet_inference_tokens']:.3g} output tokens "
         f"and {h['unmet_training_flops']:.3g} training FLOP left undone "
-        f"(penalties ${h['penalties_usd_pv']:,.0f} PV)",
+        f"(penalties ${h['penalties_usd_pv']:,.0f} PV"
+        + ("" if h.get("penalties_in_objective", True) else ", not in the objective")
+        + ")",
         soft_wrap=True,
     )
     for sentence in plan.diagnosis:

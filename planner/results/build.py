@@ -13,7 +13,7 @@ from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
-from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table
+from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
     inference_by_place,
@@ -47,7 +47,7 @@ def build_plan(
     training = training_table(d, sol, train)
     limits = limits_tables(d, purchases, fleet)
     costs = costs_table(d, purchases, fleet, rentals, served, training)
-    shadow = shadow_price_table(d, duals)
+    shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
     tables = {
@@ -95,7 +95,7 @@ def build_plan(
         status=status,
         headline={**headline, **figures},
         tables=tables,
-        diagnosis=diagnose(d, tables),
+        diagnosis=diagnose(d, tables, status, headline),
         parameters=parameters,
         inference_throughput=inference_throughput,
         training_throughput=training_throughput,

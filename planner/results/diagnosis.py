@@ -20,6 +20,22 @@ from planner.units import MTOK, ZFLOP
 UNMET_SHARE = 1e-4
 """Unmet shares below this are reported as served."""
 
+NOTHING_BINDS_HERE = (
+    "No power, budget or supply limit binds in this period; objective: min_cost serves "
+    "all it can before it weighs cost, so limits elsewhere hold it back (units bought for "
+    "another period keep their power and budget), or a vendor-share or rental cap does."
+)
+"""Why demand is unmet where no limit of its own period binds: never the penalty, which
+is outside the min_cost objective."""
+
+IMPROVABLE = (
+    "The solver stopped before proving this plan optimal ({why}): it may be improvable — "
+    "it may leave avoidable demand unmet or cost more than needed — so the sentences "
+    "below describe this plan, not the best one. Re-run with a longer --time-limit or a "
+    "smaller --mip-gap."
+)
+"""The first sentence of the diagnosis of a plan that is not proven optimal."""
+
 
 def money(usd: float) -> str:
     """``1.2e9`` → ``$1.2B``."""
@@ -209,12 +225,7 @@ def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> 
         if moves:
             out.append(f"{head} {_held_back(sites, budget, capped, need)} {_sizes(moves)}")
         else:
-            out.append(
-                f"{head} No power, budget or supply limit binds: serving it would cost more than "
-                f"the penalty of ${d.penalty_usd_per_mtok:,.0f}/Mtok "
-                "(penalties.unmet_inference_usd_per_mtok), or a vendor-share or rental cap "
-                "holds it back."
-            )
+            out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
 
 
@@ -252,11 +263,7 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
             limits = _held_back(sorted(sites), budget, sorted(capped), need)
             out.append(f"{head} {limits} {_sizes(moves)}")
         else:
-            out.append(
-                f"{head} No power, budget or supply limit binds: finishing it would cost more "
-                f"than the penalty of ${d.penalty_usd_per_pflop:g}/PFLOP "
-                "(penalties.unmet_training_usd_per_pflop)."
-            )
+            out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
 
 
@@ -285,12 +292,33 @@ def retirement_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[
     return out
 
 
-def diagnose(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Sentences for the analyst: binding limits, early retirements, then unmet demand."""
+def diagnose(
+    d: ModelData,
+    tables: dict[str, pd.DataFrame],
+    status: str = "optimal",
+    headline: dict[str, object] | None = None,
+) -> list[str]:
+    """Sentences for the analyst: binding limits, early retirements, then unmet demand.
+
+    A plan not proven optimal (``status``) opens with :data:`IMPROVABLE`, naming the
+    gap on cost and whether the service stage stopped early (from ``headline``).
+    """
     unmet = unmet_inference_sentences(d, tables) + unmet_training_sentences(d, tables)
     binding = binding_sentences(tables) + retirement_sentences(d, tables)
     if not unmet:
         binding.append(
             "All inference demand is served and every training run finishes inside its window."
         )
-    return binding + unmet
+    if status == "optimal":
+        return binding + unmet
+    return [IMPROVABLE.format(why=_why_improvable(status, headline or {})), *binding, *unmet]
+
+
+def _why_improvable(status: str, headline: dict[str, object]) -> str:
+    parts = [f"status {status}"]
+    gap = headline.get("mip_gap")
+    parts.append(f"gap on cost {gap:.2%}" if isinstance(gap, float) else "gap on cost unknown")
+    service = headline.get("service_status")
+    if service is not None and service != "optimal":
+        parts.append(f"the service stage ended {service}")
+    return ", ".join(parts)
