@@ -45,7 +45,7 @@ def build_plan(
     train, inf = assignment_tables(d, sol, split)
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
-    limits = limits_tables(d, purchases, fleet)
+    limits = limits_tables(d, purchases, fleet, duals)
     costs = costs_table(d, purchases, fleet, rentals, served, training)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):

@@ -15,6 +15,7 @@ import pandas as pd
 
 from planner.economics import facility_mw_per_unit
 from planner.optimize.data import ModelData, PeriodLabel
+from planner.results.shadow import PENALTY_PRICED
 from planner.units import MTOK, ZFLOP
 
 UNMET_SHARE = 1e-4
@@ -62,6 +63,13 @@ def _binding(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["binding"].astype(bool)]
 
 
+def _penalty_priced(values: pd.DataFrame, periods: list[str]) -> str:
+    """``"; set by the unmet-demand penalty"`` when any of these shadow prices is."""
+    if any(str(values.loc[p, "meaning"]).endswith(PENALTY_PRICED) for p in periods):
+        return "; set by the unmet-demand penalty, which is outside the objective"
+    return ""
+
+
 def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
     """One sentence per limit that binds, with its LP value where there is one."""
     out: list[str] = []
@@ -76,7 +84,8 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
             for p in rows["period"]
             if p in values.index and values.loc[p, "value_in_year_usd"] > 1
         ]
-        note = f" (LP relaxation: +1 MW worth {', '.join(worth)})" if worth else ""
+        priced = _penalty_priced(values, [p for p in rows["period"] if p in values.index])
+        note = f" (LP relaxation: +1 MW worth {', '.join(worth)}{priced})" if worth else ""
         out.append(f"Power binds at {site} in {_years(list(rows['period']), periods)}{note}.")
     budget = tables["budget"]
     binding = _binding(budget)
@@ -87,7 +96,8 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
             for p in binding["period"]
             if p in values.index and values.loc[p, "value_in_year_usd"] > 1e-4
         ]
-        note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)})" if worth else ""
+        priced = _penalty_priced(values, [p for p in binding["period"] if p in values.index])
+        note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)}{priced})" if worth else ""
         out.append(f"The capex budget binds in {_years(list(binding['period']), periods)}{note}.")
     supply = tables["supply"]
     for h, rows in _binding(supply).groupby("hardware"):
