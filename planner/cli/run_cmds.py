@@ -95,13 +95,19 @@ def _shadow(plan: Plan, by_period: bool = False) -> tuple[pd.DataFrame, str]:
     # Marginals the analyst asked for (--marginal) show even when zero.
     asked = shadow["limit"] == "marginal"
     shown = shadow[asked | (shadow["value"].fillna(0).abs() > 1e-9)]
-    title = "Shadow prices (value in that year's USD)"
+    title = (
+        "Shadow prices (value_in_year_usd: that year's USD; positive = saved per +1 of a "
+        "limit, cost per +1 of demand)"
+    )
     if _yearly(plan) or by_period:
         when = "year" if _yearly(plan) else "period"
         return shown[["limit", when, "subject", "value_in_year_usd", "unit", "method"]], title
     keys = ["limit", "year", "subject", "unit", "method"]
     out = shown.groupby(keys, as_index=False, sort=False, dropna=False)["value_in_year_usd"].mean()
-    title = "Shadow prices (mean over each year's periods, that year's USD)"
+    title = (
+        "Shadow prices (mean over each year's periods, that year's USD; positive = saved "
+        "per +1 of a limit, cost per +1 of demand)"
+    )
     return out[["limit", "year", "subject", "value_in_year_usd", "unit", "method"]], title
 
 

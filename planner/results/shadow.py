@@ -1,4 +1,11 @@
-"""Shadow prices: LP duals of the limits in business terms."""
+"""Shadow prices: LP duals of the limits in business terms, in one convention.
+
+Positive means *saves* this much per +1 unit of a limit (power, budget, supply, a
+``--marginal`` of a limit) or *costs* this much per +1 unit of demand (the demand rows,
+a ``--marginal`` of a demand field). ``value`` is present-value USD (discounted to the
+horizon start); ``value_in_year_usd`` the same in that year's money; ``unit`` says per
+what, and which sign convention, without repeating PV or nominal.
+"""
 
 from __future__ import annotations
 
@@ -72,7 +79,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": s,
                 "value": value,
-                "unit": "USD (PV) per MW",
+                "unit": "USD saved per MW",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 MW more facility power at {s} in {t} "
@@ -86,7 +93,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": "capex",
                 "value": -dual,
-                "unit": "USD (PV) per USD",
+                "unit": "USD saved per USD",
                 "value_in_year_usd": -dual / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 USD more capex budget in {t}",
@@ -102,7 +109,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": h,
                 "value": value,
-                "unit": "USD (PV) per unit",
+                "unit": "USD saved per unit",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved if one more {h} could be bought in {t}",
@@ -119,7 +126,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": w,
                 "value": value,
-                "unit": "USD (PV) per Mtok/day",
+                "unit": "USD of cost per Mtok/day",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost of serving 1 Mtok/day more {w} demand through {t} "
