@@ -131,9 +131,13 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
     )
     out.print(
-        f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted ${h['undiscounted_cost_usd']:,.0f}; "
-        f"penalties (PV) ${h['penalties_usd_pv']:,.0f}"
+        f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted cash cost (gross) "
+        f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"
         + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
+    )
+    out.print(
+        f"residual value credited at the horizon end (undiscounted) "
+        f"${h['residual_credit_usd']:,.0f}; undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     fleet_title = "Fleet by year (units)" if _yearly(plan) else "Fleet at year end (units)"
     if by_period:

@@ -69,10 +69,15 @@ def build_plan(
     if marginals is not None and len(marginals):
         tables["marginals"] = marginals
     penalty = costs["category"].str.startswith("penalty")
+    residual = costs["category"] == "residual"
     figures = {
         "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
         "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
+        # Net of the residual credit (kept for its meaning); the gross and the credit
+        # are reported on their own.
         "undiscounted_cost_usd": float(costs.loc[~penalty, "usd"].sum()),
+        "undiscounted_gross_cost_usd": float(costs.loc[~penalty & ~residual, "usd"].sum()),
+        "residual_credit_usd": -float(costs.loc[residual, "usd"].sum()),
         "capex_usd": float(purchases["capex_usd"].sum()),
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
