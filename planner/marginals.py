@@ -3,8 +3,9 @@
 HiGHS gives no duals for a MILP, and LP duals describe a continuous fleet. For a limit
 the analyst names (``--marginal sites[texas].power_cap_mw.2028``) the MILP itself is
 re-solved with the value moved up and down by a step (1% of its value; at least 1 for
-whole-number fields), and the slope is reported as *cost saved per +1 unit* of the
-value (negative: the change adds cost). The edit is made by
+whole-number fields), and the slope is reported in the shadow prices' convention:
+*cost saved per +1 unit* of a limit, *cost added per +1 unit* of a demand field
+(:func:`is_demand`). The edit is made by
 :mod:`planner.scenario.variants`, as sweeps make theirs: a trailing year moves that
 year alone (the series is first written out for every horizon year at its current
 values, so interpolation and hold-forward do not spread the change), and a site field
@@ -117,8 +118,10 @@ def finite_differences(
             objectives[sign], g = resolve(variant, own, tight, relax)
             gaps.append(g)
         up, down = objectives.get(1), objectives.get(-1)
-        slope_up = None if up is None else (base - up) / step
-        slope_down = None if down is None else (down - base) / step
+        # Cost saved per +1 of a limit; cost added per +1 of demand (the LP rows' signs).
+        direction = -1.0 if is_demand(path) else 1.0
+        slope_up = None if up is None else direction * (base - up) / step
+        slope_down = None if down is None else direction * (down - base) / step
         value = slope_up if slope_up is not None else slope_down
         # Present value → that year's money (the plan discounts from the horizon start).
         factor = in_year_factor(scenario.finance.wacc, (year or years[0]) - years[0])
@@ -130,11 +133,15 @@ def finite_differences(
                 "year": year,
                 "subject": path,
                 "value": value,
-                "unit": "USD (PV) saved per +1 of the value",
+                "unit": f"USD {'of cost' if direction < 0 else 'saved'} per +1 of the value",
                 "value_in_year_usd": None if value is None else value * factor,
                 "method": method,
-                "meaning": f"cost saved per +1 of {path} (negative: it adds cost), "
-                f"re-solved at ±{step:g}: {_slope(slope_up)} up, {_slope(slope_down)} down",
+                "meaning": (
+                    f"cost added per +1 of {path} (negative: it saves cost)"
+                    if direction < 0
+                    else f"cost saved per +1 of {path} (negative: it adds cost)"
+                )
+                + f", re-solved at ±{step:g}: {_slope(slope_up)} up, {_slope(slope_down)} down",
                 "current": current,
                 "step": step,
                 "objective_usd": base,
@@ -147,6 +154,18 @@ def finite_differences(
         )
         log.info("marginal %s: %s USD per +1 (± %s)", path, value, sum(gaps) / step)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+DEMAND_FIELDS = ("tokens_per_day", "tokens", "flops", "rollout_tokens")
+"""Fields of ``inference[...]`` and ``training[...]`` that are demand: their marginal is
+reported as cost per +1 (the LP demand rows' sign), not as cost saved."""
+
+
+def is_demand(path: str) -> bool:
+    """Whether ``path`` (``inference[chat].tokens_per_day.2028``) names a demand field."""
+    field = split_year(path)[0]
+    head, _, name = field.rpartition(".")
+    return head.startswith(("inference[", "training[")) and name in DEMAND_FIELDS
 
 
 def _slope(value: float | None) -> str:

@@ -35,7 +35,6 @@ from planner.deadline import Deadline
 from planner.errors import InputError, SolverError
 from planner.marginals import finite_differences
 from planner.optimize import (
-    DEFAULT_SOLVER,
     ModelData,
     ModelHook,
     Solution,
@@ -51,6 +50,7 @@ from planner.optimize import (
     round_plan,
     solve,
 )
+from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
 from planner.results import Plan, build_plan
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
@@ -59,6 +59,9 @@ from planner.units import USD_SCALE
 log = logging.getLogger("planner.pipeline")
 
 DUAL_ROWS = ("power", "budget", "supply", "demand")
+SERVICE_GAP = 1e-6
+"""Relative MIP gap of the service stage of ``objective: min_cost``: the plan leaves at
+most this share more demand unserved than the limits force."""
 """Constraint families whose LP duals are reported as shadow prices."""
 
 Tables = tuple[pd.DataFrame, pd.DataFrame]
@@ -168,8 +171,72 @@ def build_and_solve(
     return result, solution, {**timings, **size}
 
 
+def min_cost(
+    data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
+) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
+    """``objective: min_cost``, lexicographically: two solves of ``data``.
+
+    1. Service: minimise the priority-weighted unserved share
+       (:func:`planner.optimize.objective.service_coefficients`), to a gap of
+       :data:`SERVICE_GAP`, in at most half the time left.
+    2. Cost: minimise the NPV cost (no penalties) with the unserved share held at the
+       service stage's value (:class:`CostWithServiceHeld`); its gap is the gap on cost.
+
+    Returns the cost stage's result, solution and size, and the service stage's result.
+    When the cost stage ends without a plan, the service stage's plan is returned with
+    status ``feasible`` (its cost not minimised).
+    """
+    left = deadline.remaining()
+    limits = [x for x in (left, options.time_limit_s) if x is not None]
+    service_options = replace(
+        options,
+        mip_gap=SERVICE_GAP,
+        time_limit_s=min(limits) / 2 if limits else None,
+    )
+    service, first, size = build_and_solve(data, service_options, extend=ServiceFirst())
+    if first is None or service.objective is None:
+        return service, None, size, service
+    log.info(
+        "service stage: weighted unserved share %.6g (%s); minimising cost with it held",
+        service.objective / service_scale(data),
+        service.status.value,
+    )
+    held = CostWithServiceHeld(max(service.objective, 0.0))
+    result, solution, size = build_and_solve(data, options, duals, extend=held)
+    if solution is None:
+        log.warning("the cost stage found no plan: keeping the service stage's plan")
+        fallback = replace(service, status=SolveStatus.FEASIBLE, objective=None, bound=None)
+        return fallback, first, size, service
+    return result, solution, size, service
+
+
+def lexicographic_status(service: SolveResult, cost: SolveResult) -> SolveStatus:
+    """``optimal`` only when both stages are proven optimal (within their gaps): a plan
+    whose service stage stopped early may leave avoidable demand unserved."""
+    if service.status == SolveStatus.OPTIMAL and cost.status == SolveStatus.OPTIMAL:
+        return SolveStatus.OPTIMAL
+    return SolveStatus.FEASIBLE if cost.status.has_solution else cost.status
+
+
+def service_headline(service: SolveResult, cost: SolveResult, scale: float) -> dict[str, Any]:
+    """The headline's words on the objective: ``min_cost`` solved lexicographically, the
+    service stage's outcome, and that the penalties are outside the objective."""
+    return {
+        "status": lexicographic_status(service, cost).value,
+        "objective": "min_cost",
+        "objective_usd_is": "NPV cost (penalties excluded), service held at its maximum",
+        "penalties_in_objective": False,
+        "service_status": service.status.value,
+        "service_gap": service.gap,
+        "weighted_unserved_share": None if service.objective is None else service.objective / scale,
+        "service_solve_seconds": service.seconds,
+    }
+
+
 def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
-    """Duals of the LP relaxation (purchases and cluster choices continuous)."""
+    """Duals of the LP relaxation (purchases and cluster choices continuous) of the
+    single objective NPV cost + penalties: the shadow prices. Where demand is left
+    unmet they are set by the penalty, and the Plan's table says so."""
     relaxed = replace(data, relax=True)
     result, _, _ = build_and_solve(relaxed, replace(options, mip_gap=None), DUAL_ROWS)
     if result.status != SolveStatus.OPTIMAL:
@@ -216,7 +283,9 @@ def no_plan(options: SolverOptions, scenario: Scenario, result: SolveResult) -> 
 def objective_and_gap(
     scenario: Scenario, tables: Tables, options: SolverOptions, relax: bool
 ) -> tuple[float, float]:
-    """Re-solve ``scenario``: its objective and the gap to the bound, USD (marginals)."""
+    """Re-solve ``scenario`` for NPV cost + penalties (as the LP shadow prices are
+    priced): its objective and the gap to the bound, USD (marginals)."""
+    # Priced like the LP shadow prices: NPV cost + penalties, in one solve.
     result, _, _ = build_and_solve(build_data(scenario, *tables, relax=relax), options)
     if result.objective is None:
         raise SolverError(f"re-solve for a marginal value found no plan ({result.status.value})")
@@ -284,14 +353,14 @@ def _plan(
     tables = tables or throughput(scenario, calibration_path)
     deadline.check("the model data")
     data = build_data(scenario, *tables, relax=relax)
-    # A MILP has no duals: they come from its LP relaxation, which the default solver's
-    # lp-first strategy solves anyway (others need a second, relaxed solve).
-    wanted = DUAL_ROWS if relax or options.name == DEFAULT_SOLVER else ()
-    result, solution, size = build_and_solve(data, options, wanted)
+    result, solution, size, service = min_cost(data, options)
     if solution is None:
         deadline.check("the solve")  # the run's limit cut the solve short
         raise no_plan(options, scenario, result)
-    duals = result.duals if relax or result.duals else lp_duals(data, options)
+    # Shadow prices: duals of the LP relaxation of NPV cost + penalties (the cost stage
+    # holds the service, so its own duals would not price a limit that holds demand back).
+    deadline.check("the shadow prices")
+    duals = lp_duals(data, options)
     moved = None
     if marginals:
         deadline.check("the marginal values (--marginal)")
@@ -308,8 +377,11 @@ def _plan(
     return build_plan(
         data,
         solution,
-        status=result.status.value,
-        headline=headline(result, size, relax=relax),
+        status=lexicographic_status(service, result).value,
+        headline={
+            **headline(result, size, relax=relax),
+            **service_headline(service, result, service_scale(data)),
+        },
         duals=duals,
         marginals=moved,
         throughput=tables,

@@ -61,14 +61,14 @@ TAMPERED = [
     ),
     pytest.param(
         "power_switch",
-        lambda p: _tampered(p, "assignment_inference", "units", 3),
-        ["2026: 12 units of h100-hgx at dc assigned, 4 available"],
+        lambda p: _tampered(p, "assignment_inference", "units", 3),  # 3 × 3.8585 (demand/τ)
+        ["2026: 11.5756 units of h100-hgx at dc assigned, 4 available"],
         id="over-assigned",
     ),
     pytest.param(
         "power_switch",
-        lambda p: _tampered(p, "assignment_inference", "units", 0.5),  # 2 × 44,994 × 86,400
-        ["2026: chat peak 1.5e+10 tokens/day, capacity 7.77497e+09 + unmet 0"],
+        lambda p: _tampered(p, "assignment_inference", "units", 0.5),  # half the peak
+        ["2026: chat peak 1.5e+10 tokens/day, capacity 7.5e+09 + unmet 0"],
         id="under-served",
     ),
     pytest.param(

@@ -1,6 +1,8 @@
 """Compare scenarios: solve each, then line up headline figures, fleets and costs.
 
 The first scenario is the reference: every difference column is ``other − first``.
+The NPV cost stands next to the inference demand served and left unmet and the NPV
+cost per served Mtok, so a scenario that serves less never reads as simply cheaper.
 Labels are the scenario names, made unique with the file name where two scenarios
 share a name. ``planner compare`` prints :attr:`Comparison.headline` and writes the
 three tables to a workbook (:func:`planner.export.excel.write_comparison_workbook`).
@@ -18,12 +20,16 @@ from planner.export.charts import power_frame
 from planner.export.sheets.book import PERIOD, table
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.comparison import Comparison, Solved, difference_labels
+from planner.units import MTOK
 
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
 HEADLINE = (
     # key, label, unit
     ("npv_cost_usd", "NPV of total cost of ownership", "USD"),
-    ("objective_pv_usd", "NPV incl. penalties (objective)", "USD"),
+    ("served_inference_tokens", "inference demand served", "output tokens"),
+    ("unmet_inference_share", "inference demand left unmet", "share of demand"),
+    ("usd_per_served_mtok", "NPV cost per served Mtok (whole horizon)", "USD per Mtok"),
+    ("objective_pv_usd", "NPV incl. penalties (penalties outside min_cost)", "USD"),
     ("penalties_usd_pv", "penalties for unmet demand (PV)", "USD"),
     ("undiscounted_cost_usd", "undiscounted cash cost", "USD"),
     ("capex_usd", "total capex", "USD"),
@@ -60,8 +66,16 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
     final = per_mtok[per_mtok[PERIOD] == last]
     served = float(final["served_mtok"].sum())
     used = power_frame(plan)["used_mw"]
+    demand = plan.tables["served"]
+    served_tokens = float(demand["served_tokens"].sum())
+    demanded = served_tokens + float(demand["unmet_tokens"].sum())
     return {
         "npv_cost_usd": h["npv_cost_usd"],
+        "served_inference_tokens": served_tokens,
+        "unmet_inference_share": h["unmet_inference_tokens"] / demanded if demanded else 0.0,
+        "usd_per_served_mtok": (
+            h["npv_cost_usd"] / (served_tokens / MTOK) if served_tokens > 0 else None
+        ),
         "objective_pv_usd": float(plan.tables["costs"]["usd_pv"].sum()),
         "penalties_usd_pv": h["penalties_usd_pv"],
         "undiscounted_cost_usd": h["undiscounted_cost_usd"],

@@ -95,13 +95,19 @@ def _shadow(plan: Plan, by_period: bool = False) -> tuple[pd.DataFrame, str]:
     # Marginals the analyst asked for (--marginal) show even when zero.
     asked = shadow["limit"] == "marginal"
     shown = shadow[asked | (shadow["value"].fillna(0).abs() > 1e-9)]
-    title = "Shadow prices (value in that year's USD)"
+    title = (
+        "Shadow prices (value_in_year_usd: that year's USD; positive = saved per +1 of a "
+        "limit, cost per +1 of demand)"
+    )
     if _yearly(plan) or by_period:
         when = "year" if _yearly(plan) else "period"
         return shown[["limit", when, "subject", "value_in_year_usd", "unit", "method"]], title
     keys = ["limit", "year", "subject", "unit", "method"]
     out = shown.groupby(keys, as_index=False, sort=False, dropna=False)["value_in_year_usd"].mean()
-    title = "Shadow prices (mean over each year's periods, that year's USD)"
+    title = (
+        "Shadow prices (mean over each year's periods, that year's USD; positive = saved "
+        "per +1 of a limit, cost per +1 of demand)"
+    )
     return out[["limit", "year", "subject", "value_in_year_usd", "unit", "method"]], title
 
 
@@ -116,13 +122,22 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     out.print(f"[bold]{escape(plan.scenario)}[/bold]: {plan.status}")
     gap = h.get("mip_gap")
     objective = h.get("objective_usd")
-    out.print(
-        f"objective (NPV cost incl. penalties): ${objective:,.0f}"
-        + (f"  gap {gap:.3%}" if gap is not None else "")
+    label = (
+        "objective (NPV cost incl. penalties)"
+        if h.get("penalties_in_objective", True)
+        else "objective (min_cost: NPV cost, most demand served first)"
     )
     out.print(
-        f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted ${h['undiscounted_cost_usd']:,.0f}; "
-        f"penalties (PV) ${h['penalties_usd_pv']:,.0f}"
+        f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
+    )
+    out.print(
+        f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted cash cost (gross) "
+        f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"
+        + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
+    )
+    out.print(
+        f"residual value credited at the horizon end (undiscounted) "
+        f"${h['residual_credit_usd']:,.0f}; undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     fleet_title = "Fleet by year (units)" if _yearly(plan) else "Fleet at year end (units)"
     if by_period:
@@ -189,9 +204,11 @@ def run(
 ) -> None:
     """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
 
-    Prints the status, the objective (NPV of cash costs plus penalties for unmet
-    demand), the fleet and costs by year, binding limits, shadow prices and a
-    diagnosis; writes the analyst workbook (live cost formulas, sources, charts).
+    Prints the status, the objective (objective: min_cost — serve as much demand as the
+    limits allow, by priority, then the least NPV of cash costs; the penalties value
+    the shortfall but are outside the objective), the fleet and costs by year, binding
+    limits, shadow prices and a diagnosis; writes the analyst workbook (live cost
+    formulas, sources, charts).
     With sub-year periods (horizon.periods_per_year) the printed tables roll up to
     years unless --by-period. Unmet demand is reported on stderr and still exits 0;
     exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
@@ -257,9 +274,16 @@ def _warn(plan: Plan) -> None:
     """Loud messages on stderr: a solve stopped early, demand left unmet."""
     h = plan.headline
     if plan.status != "optimal":
+        service = h.get("service_status", "optimal")
         stderr.print(
             f"[bold yellow]stopped early[/bold yellow] ({plan.status}): best plan found, "
-            f"MIP gap {h['mip_gap'] if h['mip_gap'] is not None else 'unknown'}",
+            f"gap on cost {h['mip_gap'] if h['mip_gap'] is not None else 'unknown'}"
+            + (
+                "; the service stage stopped early too, so more demand may be servable"
+                if service != "optimal"
+                else ""
+            )
+            + ": this plan may be improvable",
             soft_wrap=True,
         )
     if h["unmet_inference_tokens"] <= 0 and h["unmet_training_flops"] <= 0:
@@ -267,7 +291,9 @@ def _warn(plan: Plan) -> None:
     stderr.print(
         f"[bold red]UNMET DEMAND[/bold red]: {h['unmet_inference_tokens']:.3g} output tokens "
         f"and {h['unmet_training_flops']:.3g} training FLOP left undone "
-        f"(penalties ${h['penalties_usd_pv']:,.0f} PV)",
+        f"(penalties ${h['penalties_usd_pv']:,.0f} PV"
+        + ("" if h.get("penalties_in_objective", True) else ", not in the objective")
+        + ")",
         soft_wrap=True,
     )
     for sentence in plan.diagnosis:

@@ -38,6 +38,7 @@ the same functions ``planner throughput`` quotes unit costs with.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import pyomo.environ as pyo
@@ -46,7 +47,7 @@ from planner.economics import maintenance_usd_per_unit_year
 from planner.optimize.data import Key, ModelData
 from planner.optimize.linear import linear
 from planner.optimize.variables import Vars
-from planner.units import DAYS_PER_YEAR, PFLOP, USD_SCALE, ZFLOP
+from planner.units import DAYS_PER_YEAR, MTOK, PFLOP, USD_SCALE, ZFLOP
 
 
 def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
@@ -98,10 +99,125 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     }
 
 
+PENALTY_FAMILIES = ("unmet_inf", "unmet_train")
+"""The objective's variable families that carry a penalty, not a cash cost."""
+
+SERVICE_TOLERANCE = 1e-8
+"""How much more weighted unserved share the cost stage may leave than the service
+stage found, relative (plus :data:`SERVICE_ABSOLUTE`): solver round-off, not a trade."""
+SERVICE_ABSOLUTE = 1e-6
+"""The absolute part of that tolerance, in the scaled units of :func:`service_scale`
+(where the smallest weight is 1: far below one Mtok/day of any workload)."""
+
+
+def _terms(
+    d: ModelData, var: Any, coefficients: dict[str, dict[Any, float]]
+) -> list[tuple[float, Any]]:
+    terms = []
+    for name, by_key in coefficients.items():
+        family = getattr(var, name)
+        terms += [(c, family[key]) for key, c in by_key.items() if c]
+    return terms
+
+
 def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Minimise present-value cost (USD millions) as the module docstring states."""
-    terms = []
-    for name, by_key in present_value_coefficients(d).items():
-        family = getattr(var, name)
-        terms += [(c / USD_SCALE, family[key]) for key, c in by_key.items() if c]
-    m.cost = pyo.Objective(expr=linear(terms), sense=pyo.minimize)
+    pv = {
+        name: {k: c / USD_SCALE for k, c in by_key.items()}
+        for name, by_key in present_value_coefficients(d).items()
+    }
+    m.cost = pyo.Objective(expr=linear(_terms(d, var, pv)), sense=pyo.minimize)
+
+
+def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
+    """Each slack's weight in the service objective: the priority-weighted unserved share.
+
+    A workload's unserved share is its unserved output tokens over the horizon divided by
+    its demanded tokens; a run's, its undone ZFLOP divided by the ZFLOP it needs. So
+    ``unmet_inf[w,t]`` (peak Mtok/day; average = peak / p2a_w) weighs
+    ``priority_w · L_t · 10⁶ / p2a_w / Σ_t' L_t' · tokens_per_day[w,t']`` and
+    ``unmet_train[r]`` weighs ``priority_r / F_r``; a workload or run left wholly unserved
+    adds its priority.
+    """
+    length = d.period_length
+    demanded: dict[str, float] = {}
+    for (w, t), tokens in d.demand_tokens_per_day.items():
+        demanded[w] = demanded.get(w, 0.0) + length[t] * tokens
+    unmet_inf = {
+        (w, t): d.workload_priority[w] * length[t] * MTOK / d.peak_to_average[w] / demanded[w]
+        for w, t in d.demand_index
+        if demanded.get(w, 0.0) > 0
+    }
+    unmet_train = {
+        r: d.run_priority[r] / d.train_zflop[r] for r in d.runs if d.train_zflop.get(r, 0.0) > 0
+    }
+    return {"unmet_inf": unmet_inf, "unmet_train": unmet_train}
+
+
+def npv_cost(model: pyo.ConcreteModel, d: ModelData) -> Any:
+    """The model's cash-cost NPV (USD millions) without the penalty terms."""
+    pv = {
+        name: {k: c / USD_SCALE for k, c in by_key.items()}
+        for name, by_key in present_value_coefficients(d).items()
+        if name not in PENALTY_FAMILIES
+    }
+    return linear(_terms(d, model, pv))
+
+
+def service_scale(d: ModelData) -> float:
+    """What the service objective is multiplied by for the solver: its smallest weight
+    becomes 1 (weights near 10⁻⁸ per Mtok/day would sit below the solver's optimality
+    tolerances, which would then call a plan leaving demand unserved optimal)."""
+    weights = [c for by_key in service_coefficients(d).values() for c in by_key.values() if c]
+    return 1.0 / min(weights) if weights else 1.0
+
+
+def unserved_share(model: pyo.ConcreteModel, d: ModelData) -> Any:
+    """The priority-weighted unserved share (see :func:`service_coefficients`), times
+    :func:`service_scale`."""
+    scale = service_scale(d)
+    coefficients = {
+        name: {k: c * scale for k, c in by_key.items()}
+        for name, by_key in service_coefficients(d).items()
+    }
+    return linear(_terms(d, model, coefficients))
+
+
+@dataclass(frozen=True)
+class ServiceFirst:
+    """The service stage of ``objective: min_cost``: minimise the weighted unserved share.
+
+    A build hook (``extend=`` of :func:`planner.pipeline.build_and_solve`); the model's
+    ``cost`` objective is deactivated, not removed, so the solution's cost is still read
+    from it.
+    """
+
+    def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
+        model.cost.deactivate()
+        model.service = pyo.Objective(expr=unserved_share(model, data), sense=pyo.minimize)
+
+
+@dataclass(frozen=True)
+class CostWithServiceHeld:
+    """The cost stage of ``objective: min_cost``: minimise the NPV cost (no penalties)
+    with the weighted unserved share at most ``unserved`` (the service stage's
+    objective, scaled as it was by :func:`service_scale`, plus
+    :data:`SERVICE_TOLERANCE`). When the service stage served everything, every slack's
+    upper bound is set to 0 instead (no row, no tolerance)."""
+
+    unserved: float
+
+    @property
+    def cap(self) -> float:
+        return self.unserved * (1 + SERVICE_TOLERANCE) + SERVICE_ABSOLUTE
+
+    def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
+        if self.unserved <= SERVICE_ABSOLUTE:
+            # Everything can be served: no slack may be used, not even the tolerance's.
+            for family in (model.unmet_inf, model.unmet_train):
+                for slack in family.values():
+                    slack.setub(0.0)
+        elif any(service_coefficients(data).values()):
+            model.service_held = pyo.Constraint(expr=unserved_share(model, data) <= self.cap)
+        model.cost.deactivate()
+        model.npv = pyo.Objective(expr=npv_cost(model, data), sense=pyo.minimize)

@@ -29,6 +29,7 @@ def rollout_workload(run: TrainingRun) -> InferenceWorkload:
         cache_hit_rate=0.0,
         slo_tokens_per_s_per_user=run.rollout_slo_tokens_per_s_per_user,
         peak_to_average=1.0,
+        priority=run.priority,
     )
 
 

@@ -13,7 +13,7 @@ from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
-from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table
+from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
     inference_by_place,
@@ -45,9 +45,9 @@ def build_plan(
     train, inf = assignment_tables(d, sol, split)
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
-    limits = limits_tables(d, purchases, fleet)
+    limits = limits_tables(d, purchases, fleet, duals)
     costs = costs_table(d, purchases, fleet, rentals, served, training)
-    shadow = shadow_price_table(d, duals)
+    shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
     tables = {
@@ -69,10 +69,15 @@ def build_plan(
     if marginals is not None and len(marginals):
         tables["marginals"] = marginals
     penalty = costs["category"].str.startswith("penalty")
+    residual = costs["category"] == "residual"
     figures = {
         "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
         "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
+        # Net of the residual credit (kept for its meaning); the gross and the credit
+        # are reported on their own.
         "undiscounted_cost_usd": float(costs.loc[~penalty, "usd"].sum()),
+        "undiscounted_gross_cost_usd": float(costs.loc[~penalty & ~residual, "usd"].sum()),
+        "residual_credit_usd": -float(costs.loc[residual, "usd"].sum()),
         "capex_usd": float(purchases["capex_usd"].sum()),
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
@@ -95,7 +100,7 @@ def build_plan(
         status=status,
         headline={**headline, **figures},
         tables=tables,
-        diagnosis=diagnose(d, tables),
+        diagnosis=diagnose(d, tables, status, headline),
         parameters=parameters,
         inference_throughput=inference_throughput,
         training_throughput=training_throughput,

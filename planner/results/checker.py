@@ -259,12 +259,15 @@ def _check_costs(plan: Plan) -> list[str]:
     out = []
     table = {(r.period, r.category): r for r in t["costs"].itertuples(index=False)}
     total_pv = 0.0
+    # min_cost (lexicographic) minimises the NPV without the penalty rows.
+    in_objective = plan.headline.get("penalties_in_objective", True)
     scale = max(1.0, sum(abs(v) for v in amounts.values()) * 1e-3)
     for period in periods.index:
         for category in COST_CATEGORIES:
             mine = amounts.get((period, category), 0.0)
             pv = mine * (factor_end if category == "residual" else factor[period])
-            total_pv += pv
+            if in_objective or not category.startswith("penalty"):
+                total_pv += pv
             row = table.get((period, category))
             if row is None:
                 if mine:

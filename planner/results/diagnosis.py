@@ -15,10 +15,27 @@ import pandas as pd
 
 from planner.economics import facility_mw_per_unit
 from planner.optimize.data import ModelData, PeriodLabel
+from planner.results.shadow import PENALTY_PRICED
 from planner.units import MTOK, ZFLOP
 
 UNMET_SHARE = 1e-4
 """Unmet shares below this are reported as served."""
+
+NOTHING_BINDS_HERE = (
+    "No power, budget or supply limit binds in this period; objective: min_cost serves "
+    "all it can before it weighs cost, so limits elsewhere hold it back (units bought for "
+    "another period keep their power and budget), or a vendor-share or rental cap does."
+)
+"""Why demand is unmet where no limit of its own period binds: never the penalty, which
+is outside the min_cost objective."""
+
+IMPROVABLE = (
+    "The solver stopped before proving this plan optimal ({why}): it may be improvable — "
+    "it may leave avoidable demand unmet or cost more than needed — so the sentences "
+    "below describe this plan, not the best one. Re-run with a longer --time-limit or a "
+    "smaller --mip-gap."
+)
+"""The first sentence of the diagnosis of a plan that is not proven optimal."""
 
 
 def money(usd: float) -> str:
@@ -46,6 +63,13 @@ def _binding(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["binding"].astype(bool)]
 
 
+def _penalty_priced(values: pd.DataFrame, periods: list[str]) -> str:
+    """``"; set by the unmet-demand penalty"`` when any of these shadow prices is."""
+    if any(str(values.loc[p, "meaning"]).endswith(PENALTY_PRICED) for p in periods):
+        return "; set by the unmet-demand penalty, which is outside the objective"
+    return ""
+
+
 def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
     """One sentence per limit that binds, with its LP value where there is one."""
     out: list[str] = []
@@ -60,7 +84,8 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
             for p in rows["period"]
             if p in values.index and values.loc[p, "value_in_year_usd"] > 1
         ]
-        note = f" (LP relaxation: +1 MW worth {', '.join(worth)})" if worth else ""
+        priced = _penalty_priced(values, [p for p in rows["period"] if p in values.index])
+        note = f" (LP relaxation: +1 MW worth {', '.join(worth)}{priced})" if worth else ""
         out.append(f"Power binds at {site} in {_years(list(rows['period']), periods)}{note}.")
     budget = tables["budget"]
     binding = _binding(budget)
@@ -71,7 +96,8 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
             for p in binding["period"]
             if p in values.index and values.loc[p, "value_in_year_usd"] > 1e-4
         ]
-        note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)})" if worth else ""
+        priced = _penalty_priced(values, [p for p in binding["period"] if p in values.index])
+        note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)}{priced})" if worth else ""
         out.append(f"The capex budget binds in {_years(list(binding['period']), periods)}{note}.")
     supply = tables["supply"]
     for h, rows in _binding(supply).groupby("hardware"):
@@ -209,12 +235,7 @@ def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> 
         if moves:
             out.append(f"{head} {_held_back(sites, budget, capped, need)} {_sizes(moves)}")
         else:
-            out.append(
-                f"{head} No power, budget or supply limit binds: serving it would cost more than "
-                f"the penalty of ${d.penalty_usd_per_mtok:,.0f}/Mtok "
-                "(penalties.unmet_inference_usd_per_mtok), or a vendor-share or rental cap "
-                "holds it back."
-            )
+            out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
 
 
@@ -252,11 +273,7 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
             limits = _held_back(sorted(sites), budget, sorted(capped), need)
             out.append(f"{head} {limits} {_sizes(moves)}")
         else:
-            out.append(
-                f"{head} No power, budget or supply limit binds: finishing it would cost more "
-                f"than the penalty of ${d.penalty_usd_per_pflop:g}/PFLOP "
-                "(penalties.unmet_training_usd_per_pflop)."
-            )
+            out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
 
 
@@ -285,12 +302,33 @@ def retirement_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[
     return out
 
 
-def diagnose(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[str]:
-    """Sentences for the analyst: binding limits, early retirements, then unmet demand."""
+def diagnose(
+    d: ModelData,
+    tables: dict[str, pd.DataFrame],
+    status: str = "optimal",
+    headline: dict[str, object] | None = None,
+) -> list[str]:
+    """Sentences for the analyst: binding limits, early retirements, then unmet demand.
+
+    A plan not proven optimal (``status``) opens with :data:`IMPROVABLE`, naming the
+    gap on cost and whether the service stage stopped early (from ``headline``).
+    """
     unmet = unmet_inference_sentences(d, tables) + unmet_training_sentences(d, tables)
     binding = binding_sentences(tables) + retirement_sentences(d, tables)
     if not unmet:
         binding.append(
             "All inference demand is served and every training run finishes inside its window."
         )
-    return binding + unmet
+    if status == "optimal":
+        return binding + unmet
+    return [IMPROVABLE.format(why=_why_improvable(status, headline or {})), *binding, *unmet]
+
+
+def _why_improvable(status: str, headline: dict[str, object]) -> str:
+    parts = [f"status {status}"]
+    gap = headline.get("mip_gap")
+    parts.append(f"gap on cost {gap:.2%}" if isinstance(gap, float) else "gap on cost unknown")
+    service = headline.get("service_status")
+    if service is not None and service != "optimal":
+        parts.append(f"the service stage ended {service}")
+    return ", ".join(parts)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
 from planner.economics import (
@@ -11,7 +14,19 @@ from planner.optimize.data import ModelData
 from planner.results.tables import WHEN, frame, when
 
 BINDING_SHARE = 1e-3
-"""A limit with less than this share of room left is reported as binding."""
+"""In a relaxed plan (purchases continuous: no whole unit) a limit with less than this
+share of room left binds."""
+DUAL_ZERO = 1e-9
+"""LP duals (model units) smaller than this are zero."""
+
+Duals = Mapping[str, Mapping[Any, float]]
+
+
+def binds(slack: float, unit: float, dual: float | None = None) -> bool:
+    """The one definition of a binding limit: its slack is smaller than one purchasable
+    unit (``unit``, in the limit's own unit: one unit's facility MW, one unit's price,
+    one unit of supply) or its LP dual is non-zero."""
+    return slack < unit or (dual is not None and abs(dual) > DUAL_ZERO)
 
 
 def _smallest(values: list[float], default: float) -> float:
@@ -19,25 +34,32 @@ def _smallest(values: list[float], default: float) -> float:
 
 
 def limits_tables(
-    d: ModelData, purchases: pd.DataFrame, fleet: pd.DataFrame
+    d: ModelData,
+    purchases: pd.DataFrame,
+    fleet: pd.DataFrame,
+    duals: Duals | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Power, budget, supply and vendor-share use against their limits.
 
-    A limit *binds* when the room left is under ``BINDING_SHARE`` of the limit or less
-    than one more unit would need (the smallest unit buyable there and then; purchases
-    are whole units); relaxed plans use the share alone.
+    Power, budget and supply bind as :func:`binds` says, with ``duals`` the LP
+    relaxation's (the shadow prices'): the unit is the smallest one installable at the
+    site in that period (power), the cheapest one buyable in that period (budget), one
+    unit (supply); in a relaxed plan, ``BINDING_SHARE`` of the limit. A vendor share
+    binds when it is within ``BINDING_SHARE`` of its cap.
     """
     tiny = BINDING_SHARE
+    duals = duals or {}
+    power_dual, budget_dual, supply_dual = (
+        duals.get(name, {}) for name in ("power", "budget", "supply")
+    )
     power_used = fleet.groupby(["period", "site"])["facility_mw"].sum()
+    unit_mw: dict[tuple[str, Any], list[float]] = {}
+    for h, s, t in d.fleet_index:
+        unit_mw.setdefault((s, t), []).append(facility_mw_per_unit(d.power_kw[h], d.pue[s]))
     power = []
     for (s, t), cap in d.power_cap_mw.items():
         used = float(power_used.get((str(t), s), 0.0))
-        unit_mw = [
-            facility_mw_per_unit(d.power_kw[h], d.pue[s])
-            for h, site in d.period_buys.get(t, ())
-            if site == s
-        ]
-        room = tiny * cap if d.relax else max(_smallest(unit_mw, 0.0), tiny * cap)
+        room = tiny * cap if d.relax else _smallest(unit_mw.get((s, t), []), 0.0)
         power.append(
             {
                 **when(d, t),
@@ -45,7 +67,7 @@ def limits_tables(
                 "used_mw": used,
                 "cap_mw": cap,
                 "slack_mw": cap - used,
-                "binding": bool(cap - used < room),
+                "binding": binds(cap - used, room, power_dual.get((s, t))),
             }
         )
     spend = purchases.groupby("period")["capex_usd"].sum()
@@ -54,28 +76,28 @@ def limits_tables(
         limit = d.budget_usd.get(t, float("nan"))
         capex = float(spend.get(str(t), 0.0))
         prices = [d.price_usd[(h, t)] for h, _ in d.period_buys.get(t, ())]
-        room = tiny * limit if d.relax else max(_smallest(prices, 0.0), tiny * limit)
+        room = tiny * limit if d.relax else _smallest(prices, 0.0)
         budget.append(
             {
                 **when(d, t),
                 "capex_usd": capex,
                 "budget_usd": limit,
                 "slack_usd": limit - capex,
-                "binding": bool(t in d.budget_usd and limit - capex < room),
+                "binding": t in d.budget_usd and binds(limit - capex, room, budget_dual.get(t)),
             }
         )
     bought = purchases.groupby(["period", "hardware"])["units"].sum()
     supply = []
     for (h, t), cap in d.supply_max_units.items():
         units = float(bought.get((str(t), h), 0.0))
-        room = tiny * cap if d.relax else max(1.0, tiny * cap)
+        room = tiny * cap if d.relax else 1.0
         supply.append(
             {
                 **when(d, t),
                 "hardware": h,
                 "units_bought": units,
                 "max_units": cap,
-                "binding": bool(cap - units < room),
+                "binding": binds(cap - units, room, supply_dual.get((h, t))),
             }
         )
     share = []

@@ -1,12 +1,21 @@
-"""Shadow prices: LP duals of the limits in business terms."""
+"""Shadow prices: LP duals of the limits in business terms, in one convention.
+
+Positive means *saves* this much per +1 unit of a limit (power, budget, supply, a
+``--marginal`` of a limit) or *costs* this much per +1 unit of demand (the demand rows,
+a ``--marginal`` of a demand field). ``value`` is present-value USD (discounted to the
+horizon start); ``value_in_year_usd`` the same in that year's money; ``unit`` says per
+what, and which sign convention, without repeating PV or nominal.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import pandas as pd
 
 from planner.optimize.data import ModelData
+from planner.optimize.extract import Solution
 from planner.results.tables import WHEN, frame, when
 from planner.units import (
     DAYS_PER_YEAR,
@@ -28,15 +37,38 @@ FD = "MILP finite difference"
 LP_FD = "LP finite difference"
 
 
-def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) -> pd.DataFrame:
-    """Duals of the LP relaxation (purchases continuous) in business terms.
+PENALTY_PRICED = (
+    " — set by the unmet-demand penalty, not by cost: demand is left unmet in this "
+    "period, and the penalties are outside the min_cost objective"
+)
+"""Appended to the meaning of a shadow price in a period where demand is left unmet."""
+
+
+def shadow_price_table(
+    d: ModelData,
+    duals: dict[str, dict[Any, float]] | None,
+    unmet_periods: Collection[str] = (),
+) -> pd.DataFrame:
+    """Duals of the LP relaxation (purchases continuous) of NPV cost + penalties, in
+    business terms.
 
     ``value`` is present-value USD; ``value_in_year_usd`` the same in that year's
-    money (divided by the year's discount factor).
+    money (divided by the year's discount factor). In ``unmet_periods`` (where the plan
+    leaves demand unmet) a limit's value is the penalty restated: its meaning says so
+    (:data:`PENALTY_PRICED`).
     """
     rows: list[dict[str, Any]] = []
     if not duals:
         return frame(rows, SHADOW_COLUMNS)
+    rows = _rows(d, duals)
+    for row in rows:
+        if row["period"] in unmet_periods:
+            row["meaning"] += PENALTY_PRICED
+    return frame(rows, SHADOW_COLUMNS)
+
+
+def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     df = d.discount_factor
     span = "year" if d.periods_per_year == 1 else "period"
     for (s, t), dual in sorted(duals.get("power", {}).items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -47,7 +79,7 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
                 **when(d, t),
                 "subject": s,
                 "value": value,
-                "unit": "USD (PV) per MW",
+                "unit": "USD saved per MW",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 MW more facility power at {s} in {t} "
@@ -61,7 +93,7 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
                 **when(d, t),
                 "subject": "capex",
                 "value": -dual,
-                "unit": "USD (PV) per USD",
+                "unit": "USD saved per USD",
                 "value_in_year_usd": -dual / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 USD more capex budget in {t}",
@@ -77,7 +109,7 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
                 **when(d, t),
                 "subject": h,
                 "value": value,
-                "unit": "USD (PV) per unit",
+                "unit": "USD saved per unit",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved if one more {h} could be bought in {t}",
@@ -94,11 +126,22 @@ def shadow_price_table(d: ModelData, duals: dict[str, dict[Any, float]] | None) 
                 **when(d, t),
                 "subject": w,
                 "value": value,
-                "unit": "USD (PV) per Mtok/day",
+                "unit": "USD of cost per Mtok/day",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost of serving 1 Mtok/day more {w} demand through {t} "
                 f"(≈ {value / df[t] / (DAYS_PER_YEAR * d.period_length[t]):,.2f} USD per Mtok)",
             }
         )
-    return frame(rows, SHADOW_COLUMNS)
+    return rows
+
+
+def unmet_periods(d: ModelData, sol: Solution) -> set[str]:
+    """Periods where ``sol`` leaves demand unmet: a workload's, or any period of the
+    window of a run left unfinished."""
+    periods = {str(t) for (_, t) in sol.unmet_inf}
+    labels = [str(label) for label in d.labels]
+    for r in sol.unmet_train:
+        first, last = (labels.index(str(label)) for label in d.train_window[r])
+        periods.update(labels[first : last + 1])
+    return periods

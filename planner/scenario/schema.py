@@ -256,6 +256,10 @@ class TrainingRun(_Section):
         PositiveFloat, meta(perf=True, unit="tokens/s per user")
     ] = 20.0
     """Interactivity the rollouts need, tokens/s per sequence."""
+    priority: Annotated[PositiveFloat, meta(perf=False, unit="weight")] = 1.0
+    """Weight of this run's undone share in the service stage of ``objective: min_cost``
+    (its rollouts carry the same weight): with too little capacity for everything, work
+    of a higher priority is served first."""
 
     @field_validator("window")
     @classmethod
@@ -299,6 +303,10 @@ class InferenceWorkload(_Section):
     """Mean output tokens per request (sets the decode context length)."""
     context_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None
     """Longest sequence a replica must hold; default: the model's max context."""
+    priority: Annotated[PositiveFloat, meta(perf=False, unit="weight")] = 1.0
+    """Weight of this workload's unserved share of tokens in the service stage of
+    ``objective: min_cost``: with too little capacity for everything, demand of a higher
+    priority is served first."""
 
     @property
     def kv_precision_resolved(self) -> Precision:
@@ -338,6 +346,14 @@ class Solver(_Section):
 
 
 class Penalties(_Section):
+    """Prices of unmet work, reported next to the unmet demand they price.
+
+    With ``objective: min_cost`` (the default, solved lexicographically) they no longer
+    steer the plan: it first serves as much demand as the limits allow (weighted by
+    ``priority``), then minimises the NPV cost with that service held. The penalties
+    only value the shortfall in the Costs table (penalty rows, outside the objective).
+    """
+
     unmet_inference_usd_per_mtok: Annotated[
         PositiveFloat, meta(perf=False, unit="USD per million output tokens")
     ] = 1000.0
@@ -369,6 +385,11 @@ class Scenario(_Section):
     """Serve prefill and decode on the same replicas, or place them separately."""
     vendor_share_max: Annotated[dict[str, Fraction], meta(perf=False, unit="share")] = {}
     """Optional cap on each vendor's share of installed accelerators, e.g. {NVIDIA: 0.7}."""
+    objective: Annotated[Literal["min_cost"], meta(perf=False)] = "min_cost"
+    """``min_cost``: serve as much demand as the limits allow — the priority-weighted
+    unserved share of every inference workload's tokens and training run's work is
+    minimised first — then minimise the NPV of cash costs with that service held (the
+    reported gap is the gap on cost)."""
     penalties: Penalties = Penalties()
     solver: Solver = Solver()
     calibration: Annotated[str | None, meta(perf=True)] = None

@@ -69,7 +69,6 @@ def test_higher_wacc_never_lowers_npv(scenario_file: str) -> None:
     ("scenario_file", "flag"),
     [
         ("power_switch.yaml", "inference[chat].tokens_per_day*=0.25,0.5,1,1.5,3"),
-        ("budget_shortfall.yaml", "inference[chat].tokens_per_day*=0.5,1,2,4"),
         ("rental_spike.yaml", "inference[chat].tokens_per_day.2027*=0.5,1,2"),
         ("training_one_type.yaml", "training[pretrain].tokens=1e13,2e13,4e13"),
     ],
@@ -77,6 +76,14 @@ def test_higher_wacc_never_lowers_npv(scenario_file: str) -> None:
 def test_more_demand_never_lowers_npv(scenario_file: str, flag: str) -> None:
     npvs = _npvs(scenario_file, flag)
     assert _never_lower(npvs) and npvs[-1] > npvs[0]
+
+
+def test_more_demand_against_a_binding_budget_leaves_the_npv_flat() -> None:
+    """budget_shortfall: from half its demand up, the $600,000 budget buys the same 2
+    h100-hgx; with the penalties outside the min_cost objective the NPV stays at 2 units'
+    (2 × $106,318.28, see one_hardware_one_year.yaml)."""
+    npvs = _npvs("budget_shortfall.yaml", "inference[chat].tokens_per_day*=0.5,1,2,4")
+    assert npvs == pytest.approx([212_636.55] * 4, abs=0.01)
 
 
 def test_tornado_ranks_inputs_by_npv_swing() -> None:

@@ -82,6 +82,8 @@ def build_data(
         maintenance_fraction=fin.maintenance_fraction_of_capex_per_year,
         penalty_usd_per_mtok=scenario.penalties.unmet_inference_usd_per_mtok,
         penalty_usd_per_pflop=scenario.penalties.unmet_training_usd_per_pflop,
+        workload_priority={w.name: w.priority for w in serving_workloads(scenario)},
+        run_priority={r.name: r.priority for r in scenario.training},
         vendor_share_max=dict(scenario.vendor_share_max),
         accelerators={h: s.accelerators for h, s in specs.items()},
         power_kw={h: s.power_kw for h, s in specs.items()},

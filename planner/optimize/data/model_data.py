@@ -157,6 +157,10 @@ class ModelData:
     """w → uncached input tokens per output token: r_in · (1 − cache hit rate)."""
     penalty_usd_per_mtok: float
     penalty_usd_per_pflop: float
+    workload_priority: dict[str, float]
+    """w → weight of its unserved share of tokens in the service objective."""
+    run_priority: dict[str, float]
+    """r → weight of its undone share of work in the service objective."""
 
     @property
     def labels(self) -> list[PeriodLabel]:

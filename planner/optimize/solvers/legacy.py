@@ -86,7 +86,8 @@ def solve_legacy(
     dual_values: dict[str, dict[Any, float]] = {}
     if status.has_solution and found:
         model.solutions.load_from(results)
-        objective = pyo.value(model.cost)
+        active = next(model.component_data_objects(pyo.Objective, active=True))
+        objective = pyo.value(active)
         bound = objective if status == SolveStatus.OPTIMAL else None
         if duals:
             dual_values = {
