@@ -108,7 +108,7 @@ def build_workbook(
         ("Purchases", lambda: write_purchases(book, plan)),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
         ("Rentals", lambda: write_rentals(book, plan, scenario)),
-        ("Assignment", lambda: write_assignment(book, plan)),
+        ("Assignment", lambda: write_assignment(book, plan, scenario)),
         ("Utilisation", lambda: write_utilisation(book, plan)),
         ("Demand vs served", lambda: write_served(book, plan)),
         ("Training runs", lambda: write_training(book, plan)),

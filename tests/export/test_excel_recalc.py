@@ -20,8 +20,10 @@ from libreoffice import error_cells, recalculated, require_soffice
 
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.costs import npv_at
+from planner.optimize import build_data
 from planner.pipeline import plan
 from planner.results import Plan
+from planner.results.costs import usd_per_mtok_table
 from planner.scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -174,6 +176,59 @@ def test_changing_the_electricity_price_moves_energy_and_npv(
         assert ws.cell(row=energy_row, column=j).value == pytest.approx(2 * usd, rel=REL)
     moved = result.headline["npv_cost_usd"] + float(energy["usd_pv"].sum())
     assert _cell(values, built.refs["npv_tco"]).value == pytest.approx(moved, rel=REL)
+
+
+def _sheet_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str], float]:
+    """(period, workload) → the recalculated realised $/Mtok of the Cost per Mtok sheet."""
+    ws = values["Cost per Mtok"]
+    header = [c.value for c in ws[1]]
+    period, workload = header.index("period"), header.index("workload")
+    usd = header.index("realised cost (USD per Mtok)")
+    return {
+        (str(row[period]), str(row[workload])): row[usd]
+        for row in ws.iter_rows(min_row=2, values_only=True)
+        if row[workload] is not None and isinstance(row[usd], int | float)
+    }
+
+
+def test_changing_the_wacc_moves_usd_per_mtok_to_the_planners(
+    baseline, edit: Edit, profile: Path, tmp_path: Path
+) -> None:
+    """WACC 0.10 → 0.15 on Assumptions: every realised $/Mtok cell (and the Summary's)
+    becomes what the planner's own $/Mtok function charges the same fleet at 0.15."""
+    result, built = baseline
+    edit(built.refs["wacc"], 0.15)
+    values = _recalculate(built, tmp_path, profile)
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    moved = scenario.model_copy(
+        update={"finance": scenario.finance.model_copy(update={"wacc": 0.15})}
+    )
+    data = build_data(moved, result.inference_throughput, result.training_throughput)
+    label = {p.name: p.label for p in data.periods}
+    inference = result.tables["assignment_inference"]
+    split = {
+        (r.workload, r.role, r.hardware, r.site, label[r.period]): r.units
+        for r in inference.itertuples(index=False)
+    }
+    want = usd_per_mtok_table(data, split, result.tables["fleet"], result.tables["served"])
+    got = _sheet_usd_per_mtok(values)
+    assert len(got) == len(want) > 0
+    before = result.tables["usd_per_mtok"]
+    for row, old in zip(want.itertuples(index=False), before["usd_per_mtok"], strict=True):
+        cell = got[(str(row.period), row.workload)]
+        assert cell == pytest.approx(row.usd_per_mtok, rel=REL), (row.period, row.workload)
+        assert cell > old * 1.05  # a dearer cost of capital: every figure moves up
+    summary = values["Summary"]
+    quoted = [
+        (r[0], r[1])
+        for r in summary.iter_rows(values_only=True)
+        if str(r[0]).startswith("realised")
+    ]
+    last = str(result.tables["periods"]["period"].iloc[-1])
+    for text, value in quoted:
+        workload = text.rsplit(": ", 1)[1]
+        assert value == pytest.approx(got[(last, workload)], rel=REL), text
+    assert quoted and error_cells(values) == []
 
 
 def test_edits_are_undone_after_each_test(baseline) -> None:

@@ -7,13 +7,21 @@ maintenance ``maintenance fraction × price``; a period's cost ``units × per-ye
 cost × length``. Capex is ``units × price``; residual value ``capex × the share of
 life left at the horizon end``; rent ``units × USD/accelerator-hour × hours ×
 accelerators × length``.
+
+The annualised cost of a unit (what the realised $/Mtok charges, the annuity
+convention of :func:`planner.economics.unit_cost`) is capital recovery
+``price × CRF(wacc, lifetime)`` plus its energy, facility and maintenance per year.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from planner.economics import rental_usd_per_accelerator_hour, site_rates
+from planner.economics import (
+    capital_recovery_factor,
+    rental_usd_per_accelerator_hour,
+    site_rates,
+)
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
 from planner.results import Plan
@@ -70,7 +78,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
     book.fit_widths(ws)
 
 
-def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
+def fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     """The fleet table plus the input rates its cost formulas read (the site's rates at
     the period start, as :func:`planner.economics.site_rates` gives them to the optimiser)."""
     fleet = table(plan, "fleet")
@@ -94,6 +102,16 @@ def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
         bought[(h, v)] if origin == "purchased" else specs[h].price_usd
         for h, v, origin in zip(fleet["hardware"], fleet["vintage"], fleet["origin"], strict=True)
     ]
+    wacc = float(plan.parameters["wacc"])
+    life = fleet["hardware"].map(lambda h: float(specs[h].lifetime_years)).astype(float)
+    crf = life.map(lambda years: capital_recovery_factor(wacc, years)).astype(float)
+    capital = pd.Series(basis, index=fleet.index, dtype=float) * crf
+    per_unit_year = (
+        capital
+        + fleet["energy_usd_per_unit_year"]
+        + fleet["facility_usd_per_unit_year"]
+        + fleet["maintenance_usd_per_unit_year"]
+    )
     return fleet.assign(
         electricity_usd_per_kwh=pd.Series(
             [r.electricity_usd_per_kwh for r in rates], index=fleet.index, dtype=float
@@ -102,12 +120,21 @@ def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
             [r.facility_usd_per_kw_year for r in rates], index=fleet.index, dtype=float
         ),
         price_basis_usd=pd.Series(basis, index=fleet.index, dtype=float),
+        lifetime_years=life,
+        capital_usd_per_unit_year=capital,
+        annualised_usd_per_unit_year=per_unit_year,
+        annualised_usd_per_year=fleet["units"] * per_unit_year,
     )
+
+
+def crf_formula(life: str) -> str:
+    """Capital recovery factor at the ``wacc`` over ``life`` years (``1/life`` at 0)."""
+    return f"IF(wacc=0,1/{life},wacc*(1+wacc)^{life}/((1+wacc)^{life}-1))"
 
 
 def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Fleet")
-    frame = _fleet_frame(plan, scenario)
+    frame = fleet_frame(plan, scenario)
     label = PERIOD
 
     def site_ref(kind: str, r: Row) -> str:
@@ -186,6 +213,33 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
         Column("facility_usd", "facility (USD)", cells.USD, cost("facility_usd_per_unit_year")),
         Column(
             "maintenance_usd", "maintenance (USD)", cells.USD, cost("maintenance_usd_per_unit_year")
+        ),
+        Column(
+            "lifetime_years",
+            "lifetime (years)",
+            cells.GENERAL,
+            lambda r: f"={_hw(book, 'lifetime_years', r)}",
+        ),
+        Column(
+            "capital_usd_per_unit_year",
+            "capital recovery (USD per unit-year)",
+            cells.USD,
+            lambda r: f"={r.at('price_basis_usd')}*{crf_formula(r.at('lifetime_years'))}",
+        ),
+        Column(
+            "annualised_usd_per_unit_year",
+            "annualised cost (USD per unit-year)",
+            cells.USD,
+            lambda r: (
+                f"={r.at('capital_usd_per_unit_year')}+{r.at('energy_usd_per_unit_year')}"
+                f"+{r.at('facility_usd_per_unit_year')}+{r.at('maintenance_usd_per_unit_year')}"
+            ),
+        ),
+        Column(
+            "annualised_usd_per_year",
+            "annualised cost (USD per year)",
+            cells.USD,
+            lambda r: f"={r.at('units')}*{r.at('annualised_usd_per_unit_year')}",
         ),
     ]
     write_table(book, ws, "Fleet", frame, columns)

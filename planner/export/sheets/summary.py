@@ -18,7 +18,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from planner import __version__
 from planner.export import cells
 from planner.export.charts import power_frame
-from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, table
+from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
 from planner.results import Plan
 from planner.scenario.schema import Scenario
 
@@ -208,13 +208,16 @@ def _usd_per_mtok(w: _Writer, plan: Plan) -> None:
     label = PERIOD
     periods = table(plan, "periods")
     last = periods[PERIOD].iloc[-1]
+    source = w.book.tables["Cost_per_Mtok"]
     for row in frame[frame[label] == last].to_dict("records"):
-        w.item(
-            f"realised cost per Mtok in {last}: {row['workload']}",
-            row["usd_per_mtok"],
-            "USD per million output tokens served",
-            cells.USD_PER_MTOK,
-        )
+        what = f"realised cost per Mtok in {last}: {row['workload']}"
+        unit = "USD per million output tokens served"
+        if not row["served_mtok"] > 0:
+            w.item(what, row["usd_per_mtok"], unit, cells.USD_PER_MTOK)
+            continue
+        at = w.book.rows[("usd_per_mtok", row["workload"], row[label])]
+        cell = absolute(source.title, at, source.columns["usd_per_mtok"])
+        w.formula(what, f"={cell}", row["usd_per_mtok"], unit, cells.USD_PER_MTOK)
 
 
 SHEET_NOTES = {
