@@ -17,12 +17,14 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from planner import __version__
 from planner.export import cells
-from planner.export.charts import power_frame
+from planner.export.charts import cost_chart, fleet_chart, power_frame
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
 from planner.results import Plan
 from planner.scenario.schema import Scenario
 
 TITLE = "Summary"
+CHART_W, CHART_H = 16.0, 8.5  # cm: two charts stacked beside the headline figures
+CHART_ROWS = 18  # rows between their tops (8.5 cm ≈ 16 rows)
 MEASURED = ("solve time", "build time")
 """Labels of the rows that hold wall-clock measurements (not part of the result)."""
 
@@ -182,6 +184,10 @@ def write_summary(
     ws.column_dimensions["A"].width = 44
     ws.column_dimensions["B"].width = 70
     ws.column_dimensions["C"].width = 50
+    # two small charts beside the figures, on the same printed page
+    periods = len(table(plan, "periods"))
+    ws.add_chart(cost_chart(book, periods, CHART_W, CHART_H), "E3")
+    ws.add_chart(fleet_chart(book, CHART_W, CHART_H), f"E{3 + CHART_ROWS}")
 
 
 def _vendors(w: _Writer, plan: Plan) -> None:
