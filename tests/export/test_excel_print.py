@@ -65,6 +65,19 @@ def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
         assert text in summary[0]
 
 
+def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
+    """The NPV ($3,717,281,308 on baseline) prints as $3.72B; a credit keeps its sign."""
+    summary = next(p for p in pages if _sheet_of(p) == "Summary")
+    line = next(x for x in summary.splitlines() if "NPV of total cost of ownership" in x)
+    assert "$3.72B" in line
+    costs = next(p for p in pages if _sheet_of(p) == "Costs")
+    assert "USD ($K, $M, $B)" in costs
+    assert "$0.0K" in costs  # categories without cost
+    residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
+    # baseline: a credit of $4,734,880 thousand in the last period, $2.67B at present value
+    assert [r[-2:] for r in residual] == [["-$4.73B", "-$4.73B"], ["-$2.67B", "-$2.67B"]]
+
+
 def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:
     ws = built.workbook["Charts"]
     charts = [p for p in pages if _sheet_of(p) == "Charts"]

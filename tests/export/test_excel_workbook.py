@@ -13,6 +13,7 @@ import pytest
 from openpyxl.chart import BarChart
 
 from planner.errors import ExportError
+from planner.export import cells
 from planner.export.excel import SHEETS, build_workbook, write_workbook
 from planner.export.sheets.costs import CASH_ROW, PENALTIES
 from planner.export.sheets.summary import MEASURED
@@ -85,7 +86,7 @@ def test_units_in_headers(book: openpyxl.Workbook) -> None:
 
 def test_number_formats(book: openpyxl.Workbook) -> None:
     costs = book["Costs"]
-    assert costs["B8"].number_format == "$#,##0"
+    assert costs["B8"].number_format == cells.USD_SCALED
     assert book["Cost per Mtok"]["E2"].number_format == "0.00"
     assert book["Utilisation"]["G2"].number_format == "0.0%"
     assert book["Fleet"]["G2"].number_format == "#,##0"

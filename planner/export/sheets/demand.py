@@ -86,7 +86,7 @@ def write_served(book: Book, plan: Plan) -> None:
         Column(
             "penalty_usd",
             "penalty (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('unmet_tokens')}/{MTOK:.0f}*penalty_usd_per_mtok",
         ),
     ]
@@ -123,7 +123,7 @@ def write_training(book: Book, plan: Plan) -> None:
         Column(
             "penalty_usd",
             "penalty (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('unmet_flops')}/{PFLOP:.0f}*penalty_usd_per_pflop",
         ),
     ]
@@ -162,7 +162,7 @@ def write_usd_per_mtok(book: Book, plan: Plan) -> None:
         Column(label, label, cells.YEAR),
         Column("workload", "workload"),
         Column("served_mtok", "served (million output tokens)", cells.THOUSANDS, served_mtok),
-        Column("cost_usd", "annualised cost of its units (USD)", cells.USD, cost),
+        Column("cost_usd", "annualised cost of its units (USD)", cells.USD_SCALED, cost),
         Column("usd_per_mtok", "realised cost (USD per Mtok)", cells.USD_PER_MTOK, ratio),
     ]
     written = write_table(

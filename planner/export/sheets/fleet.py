@@ -57,7 +57,10 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column("units", "units bought", cells.THOUSANDS),
         Column("price_usd", "price (USD per unit)", cells.USD, price),
         Column(
-            "capex_usd", "capex (USD)", cells.USD, lambda r: f"={r.at('units')}*{r.at('price_usd')}"
+            "capex_usd",
+            "capex (USD)",
+            cells.USD_SCALED,
+            lambda r: f"={r.at('units')}*{r.at('price_usd')}",
         ),
         Column(
             "lifetime_years",
@@ -69,7 +72,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column(
             "residual_usd",
             "residual value (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('capex_usd')}*{r.at('residual_fraction')}",
         ),
     ]
@@ -209,10 +212,15 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             lambda r: f"=maintenance_fraction*{r.at('price_basis_usd')}",
         ),
         Column("length_years", "period length (years)", cells.GENERAL),
-        Column("energy_usd", "energy (USD)", cells.USD, cost("energy_usd_per_unit_year")),
-        Column("facility_usd", "facility (USD)", cells.USD, cost("facility_usd_per_unit_year")),
+        Column("energy_usd", "energy (USD)", cells.USD_SCALED, cost("energy_usd_per_unit_year")),
         Column(
-            "maintenance_usd", "maintenance (USD)", cells.USD, cost("maintenance_usd_per_unit_year")
+            "facility_usd", "facility (USD)", cells.USD_SCALED, cost("facility_usd_per_unit_year")
+        ),
+        Column(
+            "maintenance_usd",
+            "maintenance (USD)",
+            cells.USD_SCALED,
+            cost("maintenance_usd_per_unit_year"),
         ),
         Column(
             "lifetime_years",
@@ -238,7 +246,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
         Column(
             "annualised_usd_per_year",
             "annualised cost (USD per year)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('units')}*{r.at('annualised_usd_per_unit_year')}",
         ),
     ]
@@ -288,7 +296,7 @@ def write_rentals(book: Book, plan: Plan, scenario: Scenario) -> None:
         Column(
             "cost_usd",
             "rent (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('units')}*{r.at('usd_per_unit_year')}*{r.at('length_years')}",
         ),
     ]

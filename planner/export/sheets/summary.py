@@ -110,8 +110,10 @@ def write_summary(
     w.item("status", plan.status, "optimal, or the best plan found when stopped early")
     w.item("termination", h.get("termination"))
     w.item("MIP gap", h.get("mip_gap"), "relative, at the end of the solve", cells.PCT_PRECISE)
-    w.item("objective (solver)", h.get("objective_usd"), "USD, NPV incl. penalties", cells.USD)
-    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD)
+    w.item(
+        "objective (solver)", h.get("objective_usd"), "USD, NPV incl. penalties", cells.USD_SCALED
+    )
+    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD_SCALED)
     w.item("solve time", h.get("solve_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("build time", h.get("build_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("variables", h.get("variables"), "of which integer: see next row", cells.THOUSANDS)
@@ -126,31 +128,33 @@ def write_summary(
         "=npv_tco",
         h["npv_cost_usd"],
         "USD at the horizon start, excl. penalties; Costs sheet",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "NPV incl. penalties (objective)",
         "=npv_with_penalties",
         float(costs["usd_pv"].sum()),
         "USD",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "penalties for unmet demand",
         "=penalties_pv",
         h["penalties_usd_pv"],
         "USD, present value",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "undiscounted cash cost",
         "=undiscounted_cost",
         h["undiscounted_cost_usd"],
         "USD, excl. penalties",
-        cells.USD,
+        cells.USD_SCALED,
     )
     capex = book.tables["Purchases"].range("capex_usd")
-    w.formula("total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD)
+    w.formula(
+        "total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD_SCALED
+    )
     peak = book.tables["chart_power"].range("used_mw")
     used = power_frame(plan)["used_mw"]
     w.formula(

@@ -95,7 +95,7 @@ def write_assignment(book: Book, plan: Plan, scenario: Scenario) -> None:
         ),
         Column("usd_per_unit_year", "annualised cost (USD per unit-year)", cells.USD, rate),
         Column("length_years", "period length (years)", cells.GENERAL),
-        Column("cost_usd", "annualised cost of the units (USD)", cells.USD, cost),
+        Column("cost_usd", "annualised cost of the units (USD)", cells.USD_SCALED, cost),
     ]
     write_table(book, ws, "Assignment_inference", inference, columns)
     cells.freeze_header(ws)
