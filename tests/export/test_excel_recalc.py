@@ -178,6 +178,29 @@ def test_changing_the_electricity_price_moves_energy_and_npv(
         assert ws.cell(row=energy_row, column=j).value == pytest.approx(2 * usd, rel=REL)
     moved = result.headline["npv_cost_usd"] + float(energy["usd_pv"].sum())
     assert _cell(values, built.refs["npv_tco"]).value == pytest.approx(moved, rel=REL)
+    # realised $/Mtok: the planner's function, charging the same fleet twice the energy
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    data = build_data(scenario, result.inference_throughput, result.training_throughput)
+    fleet = result.tables["fleet"]
+    texas = fleet["site"] == "texas"
+    doubled = fleet.assign(
+        energy_usd_per_unit_year=fleet["energy_usd_per_unit_year"].where(
+            ~texas, 2 * fleet["energy_usd_per_unit_year"]
+        )
+    )
+    want = usd_per_mtok_table(data, _split(result, data), doubled, result.tables["served"])
+    got = _sheet_usd_per_mtok(values)
+    for row in want.itertuples(index=False):
+        assert got[(str(row.period), row.workload)] == pytest.approx(row.usd_per_mtok, rel=REL)
+
+
+def _split(result: Plan, data: Any) -> dict[tuple, float]:
+    """The plan's inference assignments as usd_per_mtok_table takes them."""
+    label = {p.name: p.label for p in data.periods}
+    return {
+        (r.workload, r.role, r.hardware, r.site, label[r.period]): r.units
+        for r in result.tables["assignment_inference"].itertuples(index=False)
+    }
 
 
 def _sheet_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str], float]:
@@ -206,13 +229,9 @@ def test_changing_the_wacc_moves_usd_per_mtok_to_the_planners(
         update={"finance": scenario.finance.model_copy(update={"wacc": 0.15})}
     )
     data = build_data(moved, result.inference_throughput, result.training_throughput)
-    label = {p.name: p.label for p in data.periods}
-    inference = result.tables["assignment_inference"]
-    split = {
-        (r.workload, r.role, r.hardware, r.site, label[r.period]): r.units
-        for r in inference.itertuples(index=False)
-    }
-    want = usd_per_mtok_table(data, split, result.tables["fleet"], result.tables["served"])
+    want = usd_per_mtok_table(
+        data, _split(result, data), result.tables["fleet"], result.tables["served"]
+    )
     got = _sheet_usd_per_mtok(values)
     assert len(got) == len(want) > 0
     before = result.tables["usd_per_mtok"]
