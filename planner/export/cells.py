@@ -32,6 +32,13 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 # Number formats (Excel format codes).
 USD = "$#,##0"
+USD_SCALED = '[>=1000000000]$#,##0.00,,,"B";[>=1000000]$#,##0.00,,"M";$#,##0.0,"K"'
+"""Money totals in $K, $M or $B by size (``$3.72B``, ``$81.87M``, ``$12.5K``); the
+cell keeps the exact number."""
+USD_SCALED_CREDIT = '[<=-1000000000]$#,##0.00,,,"B";[<=-1000000]$#,##0.00,,"M";$#,##0.0,"K"'
+"""The same for amounts that are never positive (credits such as the residual value):
+the conditions of :data:`USD_SCALED` test the signed value, so a large credit would
+fall to its $K section (``-$4,734,880.0K``); the sign is printed by the engine."""
 USD_CENTS = "$#,##0.00"
 USD_PRECISE = "$#,##0.00##"  # small prices such as $/kWh: 2 to 4 decimals
 USD_PER_MTOK = "0.00"

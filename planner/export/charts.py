@@ -1,8 +1,10 @@
 """The plan's four charts: their data (pandas, shared with the PNG plots) and native charts.
 
 * fleet: owned accelerators by hardware and period (stacked columns);
-* costs: cash cost by category and period (stacked columns; residual value below 0);
-* power: facility MW used vs the cap, all sites (lines);
+* costs: cash cost by category and period (stacked columns; residual value below 0),
+  penalties for unmet demand left out so that real costs stay readable (they are
+  rows of their own on the Costs sheet: "of which penalties");
+* power: facility MW used vs the cap, all sites (columns: a step per period);
 * demand: average output tokens per day demanded vs served, all workloads (columns).
 
 On the ``Charts`` sheet each chart sits beside its data block, whose cells are
@@ -22,7 +24,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, TableRef, criterion, sum_where, table
-from planner.export.sheets.costs import CASH_ROW, LABELS
+from planner.export.sheets.costs import CASH_ROW, LABELS, PENALTIES
 from planner.results import COST_CATEGORIES, Plan
 from planner.units import MTOK
 
@@ -46,10 +48,14 @@ FLEET = ChartSpec(
     "fleet", "Owned accelerators by hardware", "accelerators", "stacked", "fleet_by_hardware.png"
 )
 COSTS = ChartSpec(
-    "costs", "Cash cost by category", "USD (undiscounted)", "stacked", "cost_by_category.png"
+    "costs",
+    "Cash cost by category (excl. penalties)",
+    "USD (undiscounted)",
+    "stacked",
+    "cost_by_category.png",
 )
 POWER = ChartSpec(
-    "power", "Facility power used vs cap (all sites)", "MW", "lines", "power_vs_cap.png"
+    "power", "Facility power used vs cap (all sites)", "MW", "clustered", "power_vs_cap.png"
 )
 DEMAND = ChartSpec(
     "demand",
@@ -124,6 +130,49 @@ def bar_chart(spec: ChartSpec) -> BarChart:
     return chart
 
 
+def fleet_chart(book: Book, width: float = 18, height: float = 9) -> BarChart:
+    """Owned accelerators by hardware (stacked columns) from the Charts sheet's fleet block."""
+    block = book.tables["chart_fleet"]
+    ws = book.sheet(block.title)
+    chart = bar_chart(FLEET)
+    if block.columns:
+        chart.add_data(
+            Reference(
+                ws,
+                min_col=2,
+                max_col=1 + len(block.columns),
+                min_row=block.header_row,
+                max_row=block.last_row,
+            ),
+            titles_from_data=True,
+        )
+    chart.set_categories(Reference(ws, min_col=1, min_row=block.first_row, max_row=block.last_row))
+    style_chart(chart, FLEET, "period")
+    chart.width, chart.height = width, height
+    return chart
+
+
+def cost_chart(book: Book, periods: int, width: float = 18, height: float = 9) -> BarChart:
+    """Cash cost by category from the Costs sheet, penalties left out (rows of their own)."""
+    costs_ws = book.sheet("Costs")
+    chart = bar_chart(COSTS)
+    chart.add_data(
+        Reference(
+            costs_ws,
+            min_col=1,
+            max_col=1 + periods,
+            min_row=CASH_ROW,
+            max_row=CASH_ROW + len(LABELS) - 1 - len(PENALTIES),
+        ),
+        from_rows=True,
+        titles_from_data=True,
+    )
+    chart.set_categories(Reference(costs_ws, min_col=2, max_col=1 + periods, min_row=1))
+    style_chart(chart, COSTS, "period")
+    chart.width, chart.height = width, height
+    return chart
+
+
 def _block(
     book: Book,
     ws: Worksheet,
@@ -166,7 +215,7 @@ def write_charts(book: Book, plan: Plan) -> None:
 
     # fleet
     top = 3
-    last, cols = _block(
+    last, _ = _block(
         book,
         ws,
         top,
@@ -181,30 +230,16 @@ def write_charts(book: Book, plan: Plan) -> None:
         ),
         cells.THOUSANDS,
     )
-    chart = bar_chart(FLEET)
-    if len(fleet.columns):
-        chart.add_data(
-            Reference(ws, min_col=2, max_col=cols, min_row=top, max_row=last), titles_from_data=True
-        )
-    chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
-    style_chart(chart, FLEET, "period")
-    ws.add_chart(chart, f"{anchor_col}{top}")
+    book.tables["chart_fleet"] = TableRef(
+        ws.title, top, top + 1, last, {h: 2 + j for j, h in enumerate(fleet.columns)}, len(fleet)
+    )
+    ws.add_chart(fleet_chart(book), f"{anchor_col}{top}")
 
     # costs: data on the Costs sheet
     top += slot
     book.note(ws, top, "Data: the Costs sheet (cash cost by category).")
-    costs_ws = book.sheet("Costs")
-    chart = bar_chart(COSTS)
-    chart.add_data(
-        Reference(
-            costs_ws, min_col=1, max_col=1 + n, min_row=CASH_ROW, max_row=CASH_ROW + len(LABELS) - 1
-        ),
-        from_rows=True,
-        titles_from_data=True,
-    )
-    chart.set_categories(Reference(costs_ws, min_col=2, max_col=1 + n, min_row=1))
-    style_chart(chart, COSTS, "period")
-    ws.add_chart(chart, f"{anchor_col}{top}")
+    book.note(ws, top + 1, "Penalties for unmet demand: Costs, 'of which penalties'.")
+    ws.add_chart(cost_chart(book, n), f"{anchor_col}{top}")
 
     # power
     top += slot
@@ -221,7 +256,7 @@ def write_charts(book: Book, plan: Plan) -> None:
     book.tables["chart_power"] = TableRef(
         ws.title, top, top + 1, last, {"used_mw": 2, "cap_mw": 3}, len(power)
     )
-    chart = LineChart()
+    chart = bar_chart(POWER)
     chart.add_data(
         Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True
     )

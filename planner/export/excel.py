@@ -35,6 +35,7 @@ from planner.export.sheets.costs import write_costs
 from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
 from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
 from planner.export.sheets.limits import write_budget, write_power, write_supply
+from planner.export.sheets.page import chart_anchor, set_up_page
 from planner.export.sheets.shadow import write_marginals, write_shadow_prices
 from planner.export.sheets.summary import write_summary
 from planner.export.sheets.throughput import write_throughput
@@ -108,7 +109,7 @@ def build_workbook(
         ("Purchases", lambda: write_purchases(book, plan)),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
         ("Rentals", lambda: write_rentals(book, plan, scenario)),
-        ("Assignment", lambda: write_assignment(book, plan)),
+        ("Assignment", lambda: write_assignment(book, plan, scenario)),
         ("Utilisation", lambda: write_utilisation(book, plan)),
         ("Demand vs served", lambda: write_served(book, plan)),
         ("Training runs", lambda: write_training(book, plan)),
@@ -126,6 +127,9 @@ def build_workbook(
     for sheet, write in steps:
         deadline.check(f"the workbook's {sheet} sheet")  # within the export's grace
         write()
+    for ws in book.wb.worksheets:
+        chart_tops = sorted(chart_anchor(chart)[0] - 1 for chart in ws._charts)
+        set_up_page(ws, one_page=ws.title == "Summary", breaks=chart_tops[1:])
     book.wb.active = 0
     return PlanWorkbook(book.wb, dict(book.expected), dict(book.refs))
 

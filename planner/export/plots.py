@@ -27,7 +27,7 @@ from planner.export.charts import (
     fleet_frame,
     power_frame,
 )
-from planner.export.sheets.costs import LABELS
+from planner.export.sheets.costs import LABELS, PENALTIES
 from planner.results import Plan
 
 if TYPE_CHECKING:
@@ -95,12 +95,14 @@ def _draw(spec: ChartSpec, plan: Plan) -> Figure:
     if spec is FLEET:
         _stacked(axes, fleet_frame(plan))
     elif spec is COSTS:
-        frame = cost_frame(plan)
+        frame = cost_frame(plan).drop(columns=list(PENALTIES))  # as the workbook's chart
         _stacked(axes, frame.loc[:, (frame != 0).any()], LABELS)
     elif spec is POWER:
         frame = power_frame(plan)
         x = [str(i) for i in frame.index]
-        axes.plot(x, frame["used_mw"], marker="o", label="facility power used")
+        axes.plot(
+            x, frame["used_mw"], marker="o", drawstyle="steps-mid", label="facility power used"
+        )
         axes.plot(x, frame["cap_mw"], linestyle="--", drawstyle="steps-mid", label="cap")
         axes.legend(fontsize="small")
     else:

@@ -70,6 +70,22 @@ def recalculate(path: str | Path, out_dir: str | Path, profile: str | Path | Non
     folder of ``path``). ``profile`` reuses a profile folder across calls (start-up
     is faster the second time); by default a new one is made inside ``out_dir``.
     """
+    return convert(path, out_dir, "xlsx:Calc MS Excel 2007 XML", ".xlsx", profile)
+
+
+def to_pdf(path: str | Path, out_dir: str | Path, profile: str | Path | None = None) -> Path:
+    """Print ``path`` to PDF (each sheet's page setup) in ``out_dir``; the PDF's path."""
+    return convert(path, out_dir, "pdf", ".pdf", profile)
+
+
+def convert(
+    path: str | Path,
+    out_dir: str | Path,
+    target: str,
+    suffix: str,
+    profile: str | Path | None = None,
+) -> Path:
+    """``soffice --convert-to target`` of ``path`` into ``out_dir`` (recalculating)."""
     soffice = find_soffice()
     if soffice is None:
         raise RuntimeError(SKIP_REASON)
@@ -88,7 +104,7 @@ def recalculate(path: str | Path, out_dir: str | Path, profile: str | Path | Non
         "--norestore",
         "--nolockcheck",
         "--convert-to",
-        "xlsx:Calc MS Excel 2007 XML",
+        target,
         "--outdir",
         str(out),
         str(source),
@@ -97,7 +113,7 @@ def recalculate(path: str | Path, out_dir: str | Path, profile: str | Path | Non
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False
     )
-    result = out / (source.stem + ".xlsx")
+    result = out / (source.stem + suffix)
     if done.returncode != 0 or not result.is_file():
         raise RuntimeError(
             f"LibreOffice could not convert {source} (exit {done.returncode}):\n"

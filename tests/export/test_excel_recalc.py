@@ -18,11 +18,15 @@ import openpyxl
 import pytest
 from libreoffice import error_cells, recalculated, require_soffice
 
+from planner import economics
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.costs import npv_at
+from planner.optimize import build_data
 from planner.pipeline import plan
 from planner.results import Plan
+from planner.results.costs import usd_per_mtok_table
 from planner.scenario import load_scenario
+from planner.scenario.resolve import hardware_specs
 
 REPO = Path(__file__).resolve().parents[2]
 REL = 1e-9
@@ -174,11 +178,150 @@ def test_changing_the_electricity_price_moves_energy_and_npv(
         assert ws.cell(row=energy_row, column=j).value == pytest.approx(2 * usd, rel=REL)
     moved = result.headline["npv_cost_usd"] + float(energy["usd_pv"].sum())
     assert _cell(values, built.refs["npv_tco"]).value == pytest.approx(moved, rel=REL)
+    # realised $/Mtok: the planner's function, charging the same fleet twice the energy
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    data = build_data(scenario, result.inference_throughput, result.training_throughput)
+    fleet = result.tables["fleet"]
+    texas = fleet["site"] == "texas"
+    doubled = fleet.assign(
+        energy_usd_per_unit_year=fleet["energy_usd_per_unit_year"].where(
+            ~texas, 2 * fleet["energy_usd_per_unit_year"]
+        )
+    )
+    want = usd_per_mtok_table(data, _split(result, data), doubled, result.tables["served"])
+    got = _sheet_usd_per_mtok(values)
+    for row in want.itertuples(index=False):
+        assert got[(str(row.period), row.workload)] == pytest.approx(row.usd_per_mtok, rel=REL)
+
+
+def _split(result: Plan, data: Any) -> dict[tuple, float]:
+    """The plan's inference assignments as usd_per_mtok_table takes them."""
+    label = {p.name: p.label for p in data.periods}
+    return {
+        (r.workload, r.role, r.hardware, r.site, label[r.period]): r.units
+        for r in result.tables["assignment_inference"].itertuples(index=False)
+    }
+
+
+def _sheet_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str], float]:
+    """(period, workload) → the recalculated realised $/Mtok of the Cost per Mtok sheet."""
+    ws = values["Cost per Mtok"]
+    header = [c.value for c in ws[1]]
+    period, workload = header.index("period"), header.index("workload")
+    usd = header.index("realised cost (USD per Mtok)")
+    return {
+        (str(row[period]), str(row[workload])): row[usd]
+        for row in ws.iter_rows(min_row=2, values_only=True)
+        if row[workload] is not None and isinstance(row[usd], int | float)
+    }
+
+
+def test_changing_the_wacc_moves_usd_per_mtok_to_the_planners(
+    baseline, edit: Edit, profile: Path, tmp_path: Path
+) -> None:
+    """WACC 0.10 → 0.15 on Assumptions: every realised $/Mtok cell (and the Summary's)
+    becomes what the planner's own $/Mtok function charges the same fleet at 0.15."""
+    result, built = baseline
+    edit(built.refs["wacc"], 0.15)
+    values = _recalculate(built, tmp_path, profile)
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    moved = scenario.model_copy(
+        update={"finance": scenario.finance.model_copy(update={"wacc": 0.15})}
+    )
+    data = build_data(moved, result.inference_throughput, result.training_throughput)
+    want = usd_per_mtok_table(
+        data, _split(result, data), result.tables["fleet"], result.tables["served"]
+    )
+    got = _sheet_usd_per_mtok(values)
+    assert len(got) == len(want) > 0
+    before = result.tables["usd_per_mtok"]
+    for row, old in zip(want.itertuples(index=False), before["usd_per_mtok"], strict=True):
+        cell = got[(str(row.period), row.workload)]
+        assert cell == pytest.approx(row.usd_per_mtok, rel=REL), (row.period, row.workload)
+        assert cell > old * 1.05  # a dearer cost of capital: every figure moves up
+    summary = values["Summary"]
+    quoted = [
+        (r[0], r[1])
+        for r in summary.iter_rows(values_only=True)
+        if str(r[0]).startswith("realised")
+    ]
+    last = str(result.tables["periods"]["period"].iloc[-1])
+    for text, value in quoted:
+        workload = text.rsplit(": ", 1)[1]
+        assert value == pytest.approx(got[(last, workload)], rel=REL), text
+    assert quoted and error_cells(values) == []
+    # the full-load $/Mtok of the perf model's table: planner.economics at 0.15
+    year = scenario.horizon.start
+    full_load = economics.price_inference_table(moved, result.inference_throughput, year)
+    sheet = _throughput_usd_per_mtok(values)
+    priced = full_load[full_load["usd_per_mtok_output"].notna()]
+    assert len(priced) == len(sheet) > 0
+    for row in priced.itertuples(index=False):
+        got_cell = sheet[(row.workload, row.hardware)]
+        assert got_cell == pytest.approx(float(row.usd_per_mtok_output), rel=REL)
+
+
+def _throughput_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str], float]:
+    """(workload, hardware) → recalculated full-load $/Mtok on Throughput inference."""
+    ws = values["Throughput inference"]
+    header = [c.value for c in ws[1]]
+    workload, hardware = header.index("workload"), header.index("hardware")
+    usd = header.index("full-load cost (USD per Mtok output)")
+    return {
+        (row[workload], row[hardware]): row[usd]
+        for row in ws.iter_rows(min_row=2, values_only=True)
+        if isinstance(row[usd], int | float)
+    }
+
+
+def test_changing_a_hardware_price_moves_full_load_usd_per_mtok(
+    baseline, edit: Edit, profile: Path, tmp_path: Path
+) -> None:
+    """gb200-nvl72 at 1.5 × its 2026 price: its full-load $/Mtok is what
+    planner.economics.unit_cost charges at that price; other hardware stays."""
+    result, built = baseline
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    address = built.refs[("price", "gb200-nvl72", 2026)]
+    price = 1.5 * _cell(built.workbook, address).value
+    edit(address, price)
+    values = _recalculate(built, tmp_path, profile)
+    spec = hardware_specs(scenario)["gb200-nvl72"]
+    f = scenario.finance
+    cost = economics.unit_cost(
+        spec,
+        price_usd=price,
+        wacc=f.wacc,
+        pue=f.pue,
+        electricity_usd_per_kwh=f.electricity_usd_per_kwh,
+        facility_usd_per_kw_year=f.facility_usd_per_kw_year,
+        maintenance_fraction=f.maintenance_fraction_of_capex_per_year,
+        utilisation=f.utilisation,
+    )
+    before = economics.price_inference_table(scenario, result.inference_throughput, 2026)
+    sheet = _throughput_usd_per_mtok(values)
+    for row in before[before["usd_per_mtok_output"].notna()].itertuples(index=False):
+        got = sheet[(row.workload, row.hardware)]
+        if row.hardware == "gb200-nvl72":
+            want = economics.usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
+            assert got == pytest.approx(want, rel=REL)
+            assert got > float(row.usd_per_mtok_output) * 1.2
+        else:
+            assert got == pytest.approx(float(row.usd_per_mtok_output), rel=REL)
+    # the realised $/Mtok moves too: gb200 units bought in 2026 now cost more
+    realised = _sheet_usd_per_mtok(values)
+    old = result.tables["usd_per_mtok"]
+    moved = [
+        realised[(str(r.period), r.workload)] > r.usd_per_mtok * (1 + 1e-6)
+        for r in old.itertuples(index=False)
+        if r.served_mtok > 0
+    ]
+    assert any(moved) and error_cells(values) == []
 
 
 def test_edits_are_undone_after_each_test(baseline) -> None:
     """Runs after the two edits above (file order): the shared workbook is the plan's again."""
     result, built = baseline
     fresh = build_workbook(result, load_scenario(REPO / "scenarios/baseline.yaml")).workbook
-    for address in (built.refs["wacc"], built.refs[("electricity", "texas", 2026)]):
+    edited = ("wacc", ("electricity", "texas", 2026), ("price", "gb200-nvl72", 2026))
+    for address in (built.refs[key] for key in edited):
         assert _cell(built.workbook, address).value == _cell(fresh, address).value, address

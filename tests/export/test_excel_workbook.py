@@ -10,10 +10,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from openpyxl.chart import BarChart, LineChart
+from openpyxl.chart import BarChart
 
 from planner.errors import ExportError
+from planner.export import cells
 from planner.export.excel import SHEETS, build_workbook, write_workbook
+from planner.export.sheets.costs import CASH_ROW, PENALTIES
 from planner.export.sheets.summary import MEASURED
 from planner.pipeline import plan
 from planner.results import COST_CATEGORIES
@@ -84,7 +86,7 @@ def test_units_in_headers(book: openpyxl.Workbook) -> None:
 
 def test_number_formats(book: openpyxl.Workbook) -> None:
     costs = book["Costs"]
-    assert costs["B8"].number_format == "$#,##0"
+    assert costs["B8"].number_format == cells.USD_SCALED
     assert book["Cost per Mtok"]["E2"].number_format == "0.00"
     assert book["Utilisation"]["G2"].number_format == "0.0%"
     assert book["Fleet"]["G2"].number_format == "#,##0"
@@ -138,12 +140,18 @@ def test_native_charts(book: openpyxl.Workbook) -> None:
     fleet, costs, power, demand = charts
     assert isinstance(fleet, BarChart) and fleet.grouping == "stacked"
     assert isinstance(costs, BarChart) and costs.grouping == "stacked"
-    assert isinstance(power, LineChart)
+    # power steps from period to period: columns, not a smoothed line
+    assert isinstance(power, BarChart) and power.grouping == "clustered"
     assert isinstance(demand, BarChart) and demand.grouping == "clustered"
     for chart in charts:
         assert chart.title is not None and chart.y_axis.title is not None
     assert "'Costs'!" in costs.series[0].val.numRef.f
-    assert len(costs.series) == len(COST_CATEGORIES)
+    # penalties are left out of the cost chart (their own rows on Costs), so that
+    # real costs keep a readable axis
+    assert len(costs.series) == len(COST_CATEGORIES) - len(PENALTIES) == 6
+    assert [s.tx.strRef.f for s in costs.series][-1] == f"'Costs'!A{CASH_ROW + 5}"
+    summary = book["Summary"]._charts
+    assert len(summary) == 2 and all(isinstance(c, BarChart) for c in summary)
 
 
 def test_summary_names_the_run(book: openpyxl.Workbook) -> None:

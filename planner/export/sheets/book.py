@@ -71,6 +71,8 @@ def display_width(value: Any, fmt: str | None) -> int:
         v = float(value)
         if fmt in (cells.USD,):
             return len(f"${v:,.0f}")
+        if fmt in (cells.USD_SCALED, cells.USD_SCALED_CREDIT):
+            return 9
         if fmt in (cells.USD_CENTS, cells.USD_PRECISE):
             return len(f"${v:,.4f}")
         if fmt in (cells.PCT, cells.PCT_PRECISE):

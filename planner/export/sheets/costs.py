@@ -49,6 +49,7 @@ SOURCES = {
 }
 START_ROW, LENGTH_ROW, FACTOR_ROW, END_FACTOR_ROW = 2, 3, 4, 5
 CASH_ROW = 8  # first category row of the cash block
+PV_ROW = CASH_ROW + len(COST_CATEGORIES) + 5  # first category row of the present values
 TOTAL_FONT = Font(bold=True)
 
 
@@ -91,7 +92,7 @@ def write_costs(book: Book, plan: Plan) -> None:
     first_col, total_col = 2, 2 + n
     letters = [get_column_letter(first_col + j) for j in range(n)]
 
-    book.text(ws, 1, 1, "USD")
+    book.text(ws, 1, 1, "USD ($K, $M, $B)")
     for j, value in enumerate(labels):
         book.value(ws, 1, first_col + j, value, cells.YEAR)
     book.text(ws, 1, total_col, "Total")
@@ -129,6 +130,10 @@ def write_costs(book: Book, plan: Plan) -> None:
     for col in range(first_col, total_col + 1):
         letter = get_column_letter(col)
         ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 16)
+    residual = COST_CATEGORIES.index("residual")
+    for row in (CASH_ROW + residual, PV_ROW + residual):  # credits: never positive
+        for col in range(first_col, total_col + 1):
+            ws.cell(row=row, column=col).number_format = cells.USD_SCALED_CREDIT
     cells.freeze_header(ws, 1, 1)
     book.fit_widths(ws)
     ws.column_dimensions["A"].width = 48
@@ -159,12 +164,19 @@ def _totals(
         col = 2 + j
         all_in = sum(v[j] for v in values.values())
         pen = sum(values[c][j] for c in PENALTIES)
-        book.formula(ws, total_row, col, f"=SUM({letter}{first}:{letter}{last})", all_in, cells.USD)
         book.formula(
-            ws, penalty_row, col, f"={letter}{inference}+{letter}{training}", pen, cells.USD
+            ws, total_row, col, f"=SUM({letter}{first}:{letter}{last})", all_in, cells.USD_SCALED
         )
         book.formula(
-            ws, net_row, col, f"={letter}{total_row}-{letter}{penalty_row}", all_in - pen, cells.USD
+            ws, penalty_row, col, f"={letter}{inference}+{letter}{training}", pen, cells.USD_SCALED
+        )
+        book.formula(
+            ws,
+            net_row,
+            col,
+            f"={letter}{total_row}-{letter}{penalty_row}",
+            all_in - pen,
+            cells.USD_SCALED,
         )
     for row in (total_row, net_row):
         for col in range(1, 3 + len(letters)):
@@ -182,7 +194,12 @@ def _row_totals(book: Book, ws, rows: range, letters: list[str]) -> None:
             e if e is not None else (c.value or 0.0) for e, c in zip(expected, parts, strict=True)
         ]
         book.formula(
-            ws, row, col, f"=SUM({letters[0]}{row}:{letters[-1]}{row})", sum(known), cells.USD
+            ws,
+            row,
+            col,
+            f"=SUM({letters[0]}{row}:{letters[-1]}{row})",
+            sum(known),
+            cells.USD_SCALED,
         )
 
 
@@ -198,15 +215,17 @@ def _cash_block(book: Book, plan: Plan, ws, labels: list, letters: list[str], am
             if category == "residual":
                 if j == len(labels) - 1:
                     residual = book.tables["Purchases"].range("residual_usd")
-                    book.formula(ws, row, col, f"=-SUM({residual})", usd, cells.USD)
+                    book.formula(ws, row, col, f"=-SUM({residual})", usd, cells.USD_SCALED)
                 else:
-                    book.value(ws, row, col, usd, cells.USD)
+                    book.value(ws, row, col, usd, cells.USD_SCALED)
                 continue
             table, column, key = SOURCES[category]
             source = book.tables[table]
             key = key or PERIOD
             condition = (source.range(key), f"{letters[j]}$1", criterion(t))
-            book.formula(ws, row, col, sum_where(source.range(column), [condition]), usd, cells.USD)
+            book.formula(
+                ws, row, col, sum_where(source.range(column), [condition]), usd, cells.USD_SCALED
+            )
     total_row = _totals(book, ws, CASH_ROW, labels, letters, values, "cash cost")
     _row_totals(book, ws, range(CASH_ROW, total_row + 3), letters)
     book.define("undiscounted_cost", ws, total_row + 2, 2 + len(letters))
@@ -216,7 +235,7 @@ def _cash_block(book: Book, plan: Plan, ws, labels: list, letters: list[str], am
 def _present_value_block(
     book: Book, ws, labels: list, letters: list[str], amount: dict, cash: dict
 ) -> None:
-    first = CASH_ROW + len(COST_CATEGORIES) + 5
+    first = PV_ROW
     _section(book, ws, first - 1, "Present value at the horizon start (USD)")
     values: dict[str, list[float]] = {}
     for i, category in enumerate(COST_CATEGORIES):
@@ -226,7 +245,12 @@ def _present_value_block(
         for j, letter in enumerate(letters):
             factor = "discount_factor_end" if category == "residual" else f"{letter}${FACTOR_ROW}"
             book.formula(
-                ws, row, 2 + j, f"={letter}{cash_row}*{factor}", values[category][j], cells.USD
+                ws,
+                row,
+                2 + j,
+                f"={letter}{cash_row}*{factor}",
+                values[category][j],
+                cells.USD_SCALED,
             )
     total_row = _totals(book, ws, first, labels, letters, values, "present value")
     _row_totals(book, ws, range(first, total_row + 3), letters)

@@ -11,7 +11,16 @@ from __future__ import annotations
 import pandas as pd
 
 from planner.export import cells
-from planner.export.sheets.book import PERIOD, Book, Column, Row, sum_where, table, write_table
+from planner.export.sheets.book import (
+    PERIOD,
+    Book,
+    Column,
+    Row,
+    criterion,
+    sum_where,
+    table,
+    write_table,
+)
 from planner.results import Plan
 from planner.units import MTOK, PFLOP
 
@@ -77,7 +86,7 @@ def write_served(book: Book, plan: Plan) -> None:
         Column(
             "penalty_usd",
             "penalty (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('unmet_tokens')}/{MTOK:.0f}*penalty_usd_per_mtok",
         ),
     ]
@@ -114,7 +123,7 @@ def write_training(book: Book, plan: Plan) -> None:
         Column(
             "penalty_usd",
             "penalty (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('unmet_flops')}/{PFLOP:.0f}*penalty_usd_per_pflop",
         ),
     ]
@@ -124,9 +133,25 @@ def write_training(book: Book, plan: Plan) -> None:
 
 
 def write_usd_per_mtok(book: Book, plan: Plan) -> None:
+    """Realised $/Mtok: the annualised cost of the units serving a workload (summed from
+    Assignment inference) over the tokens it served (from Demand vs served)."""
     frame: pd.DataFrame = table(plan, "usd_per_mtok")
     label = PERIOD
     ws = book.sheet("Cost per Mtok")
+    served = book.tables["Demand_vs_served"]
+    work = book.tables["Assignment_inference"]
+
+    def where(source, r: Row) -> list[tuple[str, str, bool]]:
+        return [
+            (source.range("workload"), r.at("workload"), False),
+            (source.range(label), r.at(label), criterion(r[label])),
+        ]
+
+    def served_mtok(r: Row) -> str:
+        return sum_where(served.range("served_tokens"), where(served, r)) + f"/{MTOK:.0f}"
+
+    def cost(r: Row) -> str:
+        return sum_where(work.range("cost_usd"), where(work, r))
 
     def ratio(r: Row) -> str | None:
         if not r["served_mtok"] > 0:
@@ -136,17 +161,24 @@ def write_usd_per_mtok(book: Book, plan: Plan) -> None:
     columns = [
         Column(label, label, cells.YEAR),
         Column("workload", "workload"),
-        Column("served_mtok", "served (million output tokens)", cells.THOUSANDS),
-        Column("cost_usd", "annualised cost of its units (USD)", cells.USD),
+        Column("served_mtok", "served (million output tokens)", cells.THOUSANDS, served_mtok),
+        Column("cost_usd", "annualised cost of its units (USD)", cells.USD_SCALED, cost),
         Column("usd_per_mtok", "realised cost (USD per Mtok)", cells.USD_PER_MTOK, ratio),
     ]
-    written = write_table(book, ws, "Cost_per_Mtok", frame, columns)
+    written = write_table(
+        book,
+        ws,
+        "Cost_per_Mtok",
+        frame,
+        columns,
+        remember=lambda r: ("usd_per_mtok", r["workload"], r[label]),
+    )
     book.note(
         ws,
         written.last_row + 2,
         "Units assigned to a workload (÷ availability for spares) carry capital recovery of "
         "their price at the WACC over their lifetime plus energy, facility and maintenance; "
-        "rented units their rent. Divided by the tokens actually served.",
+        "rented units their rent (Assignment inference). Divided by the tokens actually served.",
     )
     cells.freeze_header(ws)
     book.fit_widths(ws)

@@ -7,13 +7,21 @@ maintenance ``maintenance fraction × price``; a period's cost ``units × per-ye
 cost × length``. Capex is ``units × price``; residual value ``capex × the share of
 life left at the horizon end``; rent ``units × USD/accelerator-hour × hours ×
 accelerators × length``.
+
+The annualised cost of a unit (what the realised $/Mtok charges, the annuity
+convention of :func:`planner.economics.unit_cost`) is capital recovery
+``price × CRF(wacc, lifetime)`` plus its energy, facility and maintenance per year.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from planner.economics import rental_usd_per_accelerator_hour, site_rates
+from planner.economics import (
+    capital_recovery_factor,
+    rental_usd_per_accelerator_hour,
+    site_rates,
+)
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
 from planner.results import Plan
@@ -49,7 +57,10 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column("units", "units bought", cells.THOUSANDS),
         Column("price_usd", "price (USD per unit)", cells.USD, price),
         Column(
-            "capex_usd", "capex (USD)", cells.USD, lambda r: f"={r.at('units')}*{r.at('price_usd')}"
+            "capex_usd",
+            "capex (USD)",
+            cells.USD_SCALED,
+            lambda r: f"={r.at('units')}*{r.at('price_usd')}",
         ),
         Column(
             "lifetime_years",
@@ -61,7 +72,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column(
             "residual_usd",
             "residual value (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('capex_usd')}*{r.at('residual_fraction')}",
         ),
     ]
@@ -70,7 +81,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
     book.fit_widths(ws)
 
 
-def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
+def fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     """The fleet table plus the input rates its cost formulas read (the site's rates at
     the period start, as :func:`planner.economics.site_rates` gives them to the optimiser)."""
     fleet = table(plan, "fleet")
@@ -94,6 +105,16 @@ def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
         bought[(h, v)] if origin == "purchased" else specs[h].price_usd
         for h, v, origin in zip(fleet["hardware"], fleet["vintage"], fleet["origin"], strict=True)
     ]
+    wacc = float(plan.parameters["wacc"])
+    life = fleet["hardware"].map(lambda h: float(specs[h].lifetime_years)).astype(float)
+    crf = life.map(lambda years: capital_recovery_factor(wacc, years)).astype(float)
+    capital = pd.Series(basis, index=fleet.index, dtype=float) * crf
+    per_unit_year = (
+        capital
+        + fleet["energy_usd_per_unit_year"]
+        + fleet["facility_usd_per_unit_year"]
+        + fleet["maintenance_usd_per_unit_year"]
+    )
     return fleet.assign(
         electricity_usd_per_kwh=pd.Series(
             [r.electricity_usd_per_kwh for r in rates], index=fleet.index, dtype=float
@@ -102,12 +123,21 @@ def _fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
             [r.facility_usd_per_kw_year for r in rates], index=fleet.index, dtype=float
         ),
         price_basis_usd=pd.Series(basis, index=fleet.index, dtype=float),
+        lifetime_years=life,
+        capital_usd_per_unit_year=capital,
+        annualised_usd_per_unit_year=per_unit_year,
+        annualised_usd_per_year=fleet["units"] * per_unit_year,
     )
+
+
+def crf_formula(life: str) -> str:
+    """Capital recovery factor at the ``wacc`` over ``life`` years (``1/life`` at 0)."""
+    return f"IF(wacc=0,1/{life},wacc*(1+wacc)^{life}/((1+wacc)^{life}-1))"
 
 
 def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Fleet")
-    frame = _fleet_frame(plan, scenario)
+    frame = fleet_frame(plan, scenario)
     label = PERIOD
 
     def site_ref(kind: str, r: Row) -> str:
@@ -182,10 +212,42 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             lambda r: f"=maintenance_fraction*{r.at('price_basis_usd')}",
         ),
         Column("length_years", "period length (years)", cells.GENERAL),
-        Column("energy_usd", "energy (USD)", cells.USD, cost("energy_usd_per_unit_year")),
-        Column("facility_usd", "facility (USD)", cells.USD, cost("facility_usd_per_unit_year")),
+        Column("energy_usd", "energy (USD)", cells.USD_SCALED, cost("energy_usd_per_unit_year")),
         Column(
-            "maintenance_usd", "maintenance (USD)", cells.USD, cost("maintenance_usd_per_unit_year")
+            "facility_usd", "facility (USD)", cells.USD_SCALED, cost("facility_usd_per_unit_year")
+        ),
+        Column(
+            "maintenance_usd",
+            "maintenance (USD)",
+            cells.USD_SCALED,
+            cost("maintenance_usd_per_unit_year"),
+        ),
+        Column(
+            "lifetime_years",
+            "lifetime (years)",
+            cells.GENERAL,
+            lambda r: f"={_hw(book, 'lifetime_years', r)}",
+        ),
+        Column(
+            "capital_usd_per_unit_year",
+            "capital recovery (USD per unit-year)",
+            cells.USD,
+            lambda r: f"={r.at('price_basis_usd')}*{crf_formula(r.at('lifetime_years'))}",
+        ),
+        Column(
+            "annualised_usd_per_unit_year",
+            "annualised cost (USD per unit-year)",
+            cells.USD,
+            lambda r: (
+                f"={r.at('capital_usd_per_unit_year')}+{r.at('energy_usd_per_unit_year')}"
+                f"+{r.at('facility_usd_per_unit_year')}+{r.at('maintenance_usd_per_unit_year')}"
+            ),
+        ),
+        Column(
+            "annualised_usd_per_year",
+            "annualised cost (USD per year)",
+            cells.USD_SCALED,
+            lambda r: f"={r.at('units')}*{r.at('annualised_usd_per_unit_year')}",
         ),
     ]
     write_table(book, ws, "Fleet", frame, columns)
@@ -234,7 +296,7 @@ def write_rentals(book: Book, plan: Plan, scenario: Scenario) -> None:
         Column(
             "cost_usd",
             "rent (USD)",
-            cells.USD,
+            cells.USD_SCALED,
             lambda r: f"={r.at('units')}*{r.at('usd_per_unit_year')}*{r.at('length_years')}",
         ),
     ]

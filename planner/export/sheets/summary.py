@@ -17,12 +17,14 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from planner import __version__
 from planner.export import cells
-from planner.export.charts import power_frame
-from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, table
+from planner.export.charts import cost_chart, fleet_chart, power_frame
+from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
 from planner.results import Plan
 from planner.scenario.schema import Scenario
 
 TITLE = "Summary"
+CHART_W, CHART_H = 16.0, 8.5  # cm: two charts stacked beside the headline figures
+CHART_ROWS = 18  # rows between their tops (8.5 cm ≈ 16 rows)
 MEASURED = ("solve time", "build time")
 """Labels of the rows that hold wall-clock measurements (not part of the result)."""
 
@@ -108,8 +110,13 @@ def write_summary(
     w.item("status", plan.status, "optimal, or the best plan found when stopped early")
     w.item("termination", h.get("termination"))
     w.item("MIP gap", h.get("mip_gap"), "relative, at the end of the solve", cells.PCT_PRECISE)
-    w.item("objective (solver)", h.get("objective_usd"), "USD, NPV (penalties outside)", cells.USD)
-    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD)
+    w.item(
+        "objective (solver)",
+        h.get("objective_usd"),
+        "USD, NPV (penalties outside)",
+        cells.USD_SCALED,
+    )
+    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD_SCALED)
     w.item("solve time", h.get("solve_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("build time", h.get("build_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("variables", h.get("variables"), "of which integer: see next row", cells.THOUSANDS)
@@ -124,31 +131,33 @@ def write_summary(
         "=npv_tco",
         h["npv_cost_usd"],
         "USD at the horizon start, excl. penalties; Costs sheet",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "NPV incl. penalties (outside the min_cost objective)",
         "=npv_with_penalties",
         float(costs["usd_pv"].sum()),
         "USD",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "penalties for unmet demand",
         "=penalties_pv",
         h["penalties_usd_pv"],
         "USD, present value",
-        cells.USD,
+        cells.USD_SCALED,
     )
     w.formula(
         "undiscounted cash cost",
         "=undiscounted_cost",
         h["undiscounted_cost_usd"],
         "USD, excl. penalties",
-        cells.USD,
+        cells.USD_SCALED,
     )
     capex = book.tables["Purchases"].range("capex_usd")
-    w.formula("total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD)
+    w.formula(
+        "total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD_SCALED
+    )
     peak = book.tables["chart_power"].range("used_mw")
     used = power_frame(plan)["used_mw"]
     w.formula(
@@ -182,6 +191,10 @@ def write_summary(
     ws.column_dimensions["A"].width = 44
     ws.column_dimensions["B"].width = 70
     ws.column_dimensions["C"].width = 50
+    # two small charts beside the figures, on the same printed page
+    periods = len(table(plan, "periods"))
+    ws.add_chart(cost_chart(book, periods, CHART_W, CHART_H), "E3")
+    ws.add_chart(fleet_chart(book, CHART_W, CHART_H), f"E{3 + CHART_ROWS}")
 
 
 def _vendors(w: _Writer, plan: Plan) -> None:
@@ -208,13 +221,16 @@ def _usd_per_mtok(w: _Writer, plan: Plan) -> None:
     label = PERIOD
     periods = table(plan, "periods")
     last = periods[PERIOD].iloc[-1]
+    source = w.book.tables["Cost_per_Mtok"]
     for row in frame[frame[label] == last].to_dict("records"):
-        w.item(
-            f"realised cost per Mtok in {last}: {row['workload']}",
-            row["usd_per_mtok"],
-            "USD per million output tokens served",
-            cells.USD_PER_MTOK,
-        )
+        what = f"realised cost per Mtok in {last}: {row['workload']}"
+        unit = "USD per million output tokens served"
+        if not row["served_mtok"] > 0:
+            w.item(what, row["usd_per_mtok"], unit, cells.USD_PER_MTOK)
+            continue
+        at = w.book.rows[("usd_per_mtok", row["workload"], row[label])]
+        cell = absolute(source.title, at, source.columns["usd_per_mtok"])
+        w.formula(what, f"={cell}", row["usd_per_mtok"], unit, cells.USD_PER_MTOK)
 
 
 SHEET_NOTES = {

@@ -4,6 +4,13 @@ Per (workload, hardware): replica, batch at the SLO, tokens/s per user and per u
 what binds, and unit economics at the horizon start (USD per accelerator-hour and
 per million output tokens at full load, as ``planner throughput`` prints them). Per
 (run, hardware): cluster, goodput, days to finish, tokens/s and FLOP/s per unit.
+
+The unit economics are formulas of the inputs, as :func:`planner.economics.unit_cost`
+charges them: a unit's yearly cost is ``price × CRF(wacc, lifetime) + kW × facility
+USD/kW-year + kW × PUE × energy hours × USD/kWh + maintenance fraction × price`` with
+the horizon-start price and the finance-level site rates on Assumptions; per
+accelerator-hour it is ÷ (accelerators × hours per year), per Mtok ÷ the output
+tokens the unit serves in a year at full load.
 """
 
 from __future__ import annotations
@@ -12,8 +19,10 @@ import pandas as pd
 
 from planner import economics
 from planner.export import cells
-from planner.export.sheets.book import Book, Column, write_table
+from planner.export.sheets.book import Book, Column, Row, as_period, write_table
+from planner.export.sheets.fleet import crf_formula
 from planner.scenario.schema import Scenario
+from planner.units import MTOK, SECONDS_PER_HOUR
 
 INFERENCE = [
     ("workload", "workload", None),
@@ -53,9 +62,59 @@ TRAINING = [
 ]
 
 
-def _write(book: Book, title: str, frame: pd.DataFrame, spec: list, note: str) -> None:
+def _unit_year(book: Book, hardware: str, year: int) -> str | None:
+    """A unit's yearly cost (USD) as a formula of the inputs, or None when an input
+    has no cell (the table then shows the planner's number)."""
+    keys = {
+        "price": ("price", hardware, as_period(year)),
+        "life": ("hw", "lifetime_years", hardware),
+        "kw": ("hw", "power_kw", hardware),
+        "pue": ("pue", None, as_period(year)),
+        "electricity": ("electricity", None, as_period(year)),
+        "facility": ("facility", None, as_period(year)),
+    }
+    if any(key not in book.refs for key in keys.values()):
+        return None
+    c = {name: book.ref(key) for name, key in keys.items()}
+    return (
+        f"({c['price']}*{crf_formula(c['life'])}+{c['kw']}*{c['facility']}"
+        f"+{c['kw']}*{c['pue']}*energy_hours_per_year*{c['electricity']}"
+        f"+maintenance_fraction*{c['price']})"
+    )
+
+
+def _economics(book: Book, year: int) -> dict:
+    """Formulas of the unit-economics columns (None: the plain value)."""
+
+    def per_hour(r: Row) -> str | None:
+        unit = _unit_year(book, r["hardware"], year)
+        accelerators = book.refs.get(("hw", "accelerators", r["hardware"]))
+        if unit is None or accelerators is None:
+            return None
+        return f"={unit}/({accelerators}*hours_per_year)"
+
+    def per_mtok(r: Row) -> str | None:
+        unit = _unit_year(book, r["hardware"], year)
+        value = r.record.get("usd_per_mtok_output")
+        if unit is None or value is None or pd.isna(value):
+            return None
+        tokens = f"{r.at('output_tokens_per_s_per_unit')}*{SECONDS_PER_HOUR:g}*hours_per_year"
+        return f"={unit}/({tokens})*{MTOK:.0f}"
+
+    return {"usd_per_accelerator_hour": per_hour, "usd_per_mtok_output": per_mtok}
+
+
+def _write(
+    book: Book,
+    title: str,
+    frame: pd.DataFrame,
+    spec: list,
+    note: str,
+    formulas: dict | None = None,
+) -> None:
     ws = book.sheet(title)
-    columns = [Column(k, h, f) for k, h, f in spec if k in frame.columns]
+    formulas = formulas or {}
+    columns = [Column(k, h, f, formulas.get(k)) for k, h, f in spec if k in frame.columns]
     table = write_table(book, ws, title.replace(" ", "_"), frame, columns)
     book.note(ws, table.last_row + 2, note)
     cells.freeze_header(ws, 1, 2)
@@ -73,6 +132,7 @@ def write_throughput(
         INFERENCE,
         f"Unit costs at {year} prices: capital recovery at the WACC over the lifetime plus "
         "energy, facility and maintenance; per Mtok at full load, prefill included.",
+        _economics(book, year),
     )
     _write(
         book,

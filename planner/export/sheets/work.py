@@ -4,17 +4,37 @@ Work done is a formula of the units assigned and their rate: ``units × FLOP/s p
 unit × seconds`` for training, ``units × tokens/s per unit × 86,400`` for serving.
 Units available are ``units × availability`` for owned units (rented units are all
 available); utilisation is assigned over available.
+
+Each inference row also carries the annualised cost of its units, which the realised
+$/Mtok divides by the tokens served: owned units ``units ÷ availability`` (their share
+of spares) × the place's average annualised cost per unit-year on Fleet × the period
+length; rented units ``units`` × the rent per unit-year × the period length.
 """
 
 from __future__ import annotations
 
+import pandas as pd
+
+from planner.economics import rent_usd_per_unit_year, rental_usd_per_accelerator_hour
 from planner.export import cells
-from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
+from planner.export.sheets.book import (
+    PERIOD,
+    Book,
+    Column,
+    Row,
+    criterion,
+    sum_where,
+    table,
+    write_table,
+)
+from planner.export.sheets.fleet import fleet_frame
 from planner.results import Plan
+from planner.scenario.resolve import hardware_specs
+from planner.scenario.schema import Scenario
 from planner.units import RENTED, SECONDS_PER_DAY
 
 
-def write_assignment(book: Book, plan: Plan) -> None:
+def write_assignment(book: Book, plan: Plan, scenario: Scenario) -> None:
     train = table(plan, "assignment_training")
     label = PERIOD
     ws = book.sheet("Assignment training")
@@ -37,8 +57,28 @@ def write_assignment(book: Book, plan: Plan) -> None:
     cells.freeze_header(ws)
     book.fit_widths(ws)
 
-    inference = table(plan, "assignment_inference")
+    inference = _inference_frame(plan, scenario)
+    fleet = book.tables["Fleet"]
     ws = book.sheet("Assignment inference")
+
+    def rate(r: Row) -> str:
+        if r["site"] == RENTED:
+            accelerators = book.ref(("hw", "accelerators", r["hardware"]))
+            rent = book.ref(("rent_rate", r["hardware"], r[label]))
+            return f"={rent}*hours_per_year*{accelerators}"
+        place = [
+            (fleet.range("hardware"), r.at("hardware"), False),
+            (fleet.range("site"), r.at("site"), False),
+            (fleet.range(label), r.at(label), criterion(r[label])),
+        ]
+        units = sum_where(fleet.range("units"), place)[1:]
+        annual = sum_where(fleet.range("annualised_usd_per_year"), place)[1:]
+        return f"=IF({units}>0,{annual}/({units}),0)"
+
+    def cost(r: Row) -> str:
+        share = "" if r["site"] == RENTED else "/availability"
+        return f"={r.at('units')}{share}*{r.at('usd_per_unit_year')}*{r.at('length_years')}"
+
     columns = [
         Column(label, label, cells.YEAR),
         Column("workload", "workload"),
@@ -53,10 +93,46 @@ def write_assignment(book: Book, plan: Plan) -> None:
             cells.THOUSANDS,
             lambda r: f"={r.at('units')}*{r.at('tokens_per_s_per_unit')}*{SECONDS_PER_DAY:g}",
         ),
+        Column("usd_per_unit_year", "annualised cost (USD per unit-year)", cells.USD, rate),
+        Column("length_years", "period length (years)", cells.GENERAL),
+        Column("cost_usd", "annualised cost of the units (USD)", cells.USD_SCALED, cost),
     ]
     write_table(book, ws, "Assignment_inference", inference, columns)
     cells.freeze_header(ws)
     book.fit_widths(ws)
+
+
+def _inference_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
+    """The inference assignments plus the cost rates their cost formulas reproduce
+    (as :func:`planner.results.costs.usd_per_mtok_table` charges them)."""
+    frame = table(plan, "assignment_inference")
+    periods = table(plan, "periods")
+    length = dict(zip(periods[PERIOD], periods["length_years"].astype(float), strict=True))
+    start = dict(zip(periods[PERIOD], periods["start_year"].astype(float), strict=True))
+    fleet = fleet_frame(plan, scenario)
+    grouped = fleet.groupby(["hardware", "site", PERIOD])[
+        ["annualised_usd_per_year", "units"]
+    ].sum()
+    owned = (grouped["annualised_usd_per_year"] / grouped["units"]).to_dict()
+    specs = hardware_specs(scenario)
+    availability = float(plan.parameters["availability"])
+    rates, shares = [], []
+    for h, s, t in zip(frame["hardware"], frame["site"], frame[PERIOD], strict=True):
+        if s == RENTED:
+            hourly = rental_usd_per_accelerator_hour(scenario, h, start[t])
+            rates.append(rent_usd_per_unit_year(hourly, specs[h].accelerators))
+            shares.append(1.0)
+        else:
+            rates.append(owned.get((h, s, t), 0.0))
+            shares.append(1.0 / availability)
+    rate = pd.Series(rates, index=frame.index, dtype=float)
+    years = frame[PERIOD].map(length).astype(float)
+    share = pd.Series(shares, index=frame.index, dtype=float)
+    return frame.assign(
+        usd_per_unit_year=rate,
+        length_years=years,
+        cost_usd=frame["units"] * share * rate * years,
+    )
 
 
 def write_utilisation(book: Book, plan: Plan) -> None:

@@ -1,0 +1,114 @@
+"""The baseline workbook printed to PDF by LibreOffice: a memo, not 95 pages of cut tables.
+
+One conversion for the module (about 2 s). Each printed page carries its sheet's name
+in the page header (:mod:`planner.export.sheets.page`), so ``pdftotext`` tells which
+sheet every page belongs to. Skipped where LibreOffice or pdftotext is absent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from libreoffice import require_soffice, to_pdf
+from openpyxl.utils.cell import range_boundaries
+
+from planner.export.excel import PlanWorkbook, build_workbook
+from planner.export.sheets.page import chart_box
+from planner.pipeline import plan
+from planner.scenario import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built() -> PlanWorkbook:
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    return build_workbook(plan(scenario), scenario)
+
+
+@pytest.fixture(scope="module")
+def pages(built: PlanWorkbook, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The text of each printed page of the baseline workbook."""
+    require_soffice()
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        pytest.skip("pdftotext (poppler-utils) not installed")
+    folder = tmp_path_factory.mktemp("print")
+    source = folder / "in" / "plan.xlsx"
+    source.parent.mkdir()
+    built.workbook.save(source)
+    pdf = to_pdf(source, folder / "out", folder / "profile")
+    text = subprocess.run(
+        [pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    return text.split("\f")[:-1]
+
+
+def _sheet_of(page: str) -> str:
+    return next(line.strip() for line in page.splitlines() if line.strip())
+
+
+def test_every_page_is_headed_by_its_sheet(built: PlanWorkbook, pages: list[str]) -> None:
+    counts = Counter(_sheet_of(p) for p in pages)
+    assert set(counts) == set(built.workbook.sheetnames)
+    assert list(dict.fromkeys(_sheet_of(p) for p in pages)) == built.workbook.sheetnames
+
+
+def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
+    summary = [p for p in pages if _sheet_of(p) == "Summary"]
+    assert len(summary) == 1
+    for text in ("NPV of total cost of ownership", "Binding constraints", "Diagnosis"):
+        assert text in summary[0]
+
+
+def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
+    """The NPV ($3,717,281,308 on baseline) prints as $3.72B; a credit keeps its sign."""
+    summary = next(p for p in pages if _sheet_of(p) == "Summary")
+    line = next(x for x in summary.splitlines() if "NPV of total cost of ownership" in x)
+    assert "$3.72B" in line
+    costs = next(p for p in pages if _sheet_of(p) == "Costs")
+    assert "USD ($K, $M, $B)" in costs
+    assert "$0.0K" in costs  # categories without cost
+    residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
+    # baseline: a credit of $4,734,880 thousand in the last period, $2.67B at present value
+    assert [r[-2:] for r in residual] == [["-$4.73B", "-$4.73B"], ["-$2.67B", "-$2.67B"]]
+
+
+def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:
+    ws = built.workbook["Charts"]
+    charts = [p for p in pages if _sheet_of(p) == "Charts"]
+    assert len(charts) == len(ws._charts) == 4
+    # the row breaks fall between the charts: each chart lies within one page's rows
+    breaks = sorted(b.id for b in ws.row_breaks.brk)
+    bounds = [0, *breaks, ws.max_row + 10_000]
+    for chart in ws._charts:
+        first, _, last, _ = chart_box(chart)
+        page = [i for i in range(len(bounds) - 1) if bounds[i] < first <= bounds[i + 1]]
+        assert page and last <= bounds[page[0] + 1], (first, last, breaks)
+
+
+def test_charts_lie_inside_the_print_area(built: PlanWorkbook) -> None:
+    with_charts = [ws for ws in built.workbook.worksheets if ws._charts]
+    assert {ws.title for ws in with_charts} >= {"Charts", "Summary"}
+    for ws in with_charts:
+        area = ws.print_area
+        assert area, ws.title
+        min_col, min_row, max_col, max_row = range_boundaries(area.split("!")[-1].replace("$", ""))
+        for chart in ws._charts:
+            first_row, first_col, last_row, last_col = chart_box(chart)
+            assert min_row <= first_row and last_row <= max_row, ws.title
+            assert min_col <= first_col and last_col <= max_col, ws.title
+
+
+def test_every_sheet_prints_landscape_fitted_to_width(built: PlanWorkbook) -> None:
+    for ws in built.workbook.worksheets:
+        assert ws.page_setup.orientation == "landscape", ws.title
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        assert ws.page_setup.fitToWidth == 1, ws.title
+        assert ws.page_setup.fitToHeight == (1 if ws.title == "Summary" else 0), ws.title
+        if ws.title not in ("Summary", "Charts") and ws.max_row > 1:
+            assert ws.print_title_rows == "$1:$1", ws.title
