@@ -3,10 +3,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,plots
-# The workbook tests recalculate formulas in a real spreadsheet engine. CI installs
-# LibreOffice (Debian package, headless); elsewhere those tests skip and say why.
-if [ "${CI:-}" = "true" ] && ! command -v soffice >/dev/null 2>&1; then
-  (apt-get update -qq && apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui) >/dev/null
+# The workbook tests recalculate formulas in a real spreadsheet engine and read its PDF
+# print-out. CI installs LibreOffice and poppler (Debian packages, headless); elsewhere
+# those tests skip and say why.
+if [ "${CI:-}" = "true" ]; then
+  need=()
+  command -v soffice >/dev/null 2>&1 || need+=(libreoffice-calc-nogui)
+  command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+  if [ "${#need[@]}" -gt 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}") >/dev/null
+  fi
 fi
 .venv/bin/ruff check planner tests bench
 .venv/bin/ruff format --check planner tests bench
