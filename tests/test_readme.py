@@ -13,7 +13,10 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     out = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, name
         full = f"{prefix}{name}"
         if isinstance(command, click.Group):
             out += _commands(command, f"{full} ")
