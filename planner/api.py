@@ -171,7 +171,9 @@ def cost_by_year(plan: Plan, by_period: bool = False) -> pd.DataFrame:
     )
     wide.columns = [str(c) for c in wide.columns]
     wide["total_pv"] = costs.groupby("category", sort=False)["usd_pv"].sum()
-    return wide.reset_index()
+    wide = wide.reset_index()
+    wide.attrs["unit"] = "USD"  # every number column (tables print them as $K/$M/$B)
+    return wide
 
 
 def binding(plan: Plan, by_period: bool = False) -> pd.DataFrame:

@@ -144,7 +144,8 @@ def terminal_table(frame: pd.DataFrame, title: str | None = None) -> Table:
     for column in frame.columns:
         numeric = pd.api.types.is_numeric_dtype(frame[column])
         values = frame[column].tolist()
-        formats.append(column_formatter(str(column), values))
+        money = numeric and frame.attrs.get("unit") == "USD"
+        formats.append(column_formatter(str(column), values, money=money))
         table.add_column(str(column), justify="right" if numeric else "left", overflow="fold")
     for row in frame.itertuples(index=False):
         table.add_row(*(show(value) for show, value in zip(formats, row, strict=True)))

@@ -1,6 +1,7 @@
 """How terminal tables show numbers: one format per column, chosen from its name and values.
 
-- money (a column whose name mentions ``usd`` or starts with ``$``): ``$`` and three
+- money (a column whose name mentions ``usd`` or starts with ``$``, or every number
+  column of a frame whose ``attrs["unit"]`` is ``"USD"``): ``$`` and three
   significant digits, scaled with K, M, B or T from a thousand up: ``$26.7K``,
   ``$252M``, ``$4.43B``, ``$0.237``;
 - years and other labels (a name with ``year`` or ``period``): as written, ``2027``;
@@ -74,13 +75,14 @@ def _guarded(show: Callable[[float], str]) -> Formatter:
     return formatter
 
 
-def column_formatter(name: str, values: Sequence[Any]) -> Formatter:
-    """The one format of a column named ``name`` holding ``values``."""
+def column_formatter(name: str, values: Sequence[Any], money: bool = False) -> Formatter:
+    """The one format of a column named ``name`` holding ``values`` (``money``: USD
+    whatever the name, e.g. the year columns of a cost table)."""
     numbers = [float(v) for v in values if _number(v) and math.isfinite(float(v))]
     lowered = name.lower()
     if not numbers:
         return _plain
-    if is_money(name):
+    if money or is_money(name):
         return _guarded(lambda v: scaled(v, "$"))
     if "year" in lowered or "period" in lowered:
         return _guarded(lambda v: str(int(v)) if v.is_integer() else str(v))

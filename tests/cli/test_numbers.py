@@ -69,3 +69,11 @@ def test_a_narrow_terminal_wraps_headers_instead_of_cutting_them() -> None:
         "│   $1.50B │       989 │",
         "└──────────┴───────────┘",
     ]
+
+
+def test_a_frame_in_usd_shows_every_number_column_as_money() -> None:
+    frame = pd.DataFrame({"category": ["capex"], "2026": [2.516e8], "total_pv": [5.25e9]})
+    frame.attrs["unit"] = "USD"
+    console = Console(width=60, record=True, color_system=None)
+    console.print(terminal_table(frame))
+    assert console.export_text().splitlines()[3] == "│ capex    │ $252M │   $5.25B │"
