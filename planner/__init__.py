@@ -25,8 +25,10 @@ API = (
     "plan",
     "shadow_prices",
     "table_names",
+    "table_files",
     "throughput",
     "with_changes",
+    "write_tables",
     "write_workbook",
     "yearly",
 )

@@ -23,15 +23,18 @@ The roll-ups (:func:`fleet_by_year`, :func:`cost_by_year`, :func:`binding`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib.util
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from pydantic import ValidationError
 
-from planner.errors import InputError
+from planner.errors import InputError, PlannerError
 from planner.export import excel
+from planner.export.atomic import write_atomically
+from planner.export.cells import csv_safe
 from planner.pipeline import plan as _optimise
 from planner.pipeline import throughput
 from planner.results import TABLE_UNITS, Plan
@@ -51,9 +54,11 @@ __all__ = [
     "load",
     "plan",
     "shadow_prices",
+    "table_files",
     "table_names",
     "throughput",
     "with_changes",
+    "write_tables",
     "write_workbook",
     "yearly",
 ]
@@ -138,6 +143,53 @@ def write_workbook(
     ``source`` names the scenario file on the Summary sheet.
     """
     return excel.write_workbook(plan, scenario, path, source=source)
+
+
+TABLE_FORMATS = ("csv", "parquet")
+
+
+class TableFormatUnavailable(PlannerError):
+    """Parquet was asked for and pyarrow is not installed (exit 2)."""
+
+    exit_code = 2
+
+
+def require_table_format(table_format: str) -> None:
+    """Raise unless ``table_format`` is known and, for parquet, pyarrow imports."""
+    if table_format not in TABLE_FORMATS:
+        raise InputError(None, f"table format {table_format!r}: use one of {TABLE_FORMATS}")
+    if table_format == "parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise TableFormatUnavailable(
+            "parquet tables need pyarrow, which is not installed: pip install pyarrow "
+            "(or write CSV: --table-format csv)"
+        )
+
+
+def table_files(folder: str | Path, names: Iterable[str], table_format: str = "csv") -> list[Path]:
+    """The file each table ``names`` is written to in ``folder``: ``NAME.csv``."""
+    return [Path(folder) / f"{name}.{table_format}" for name in names]
+
+
+def write_tables(plan: Plan, folder: str | Path, table_format: str = "csv") -> list[Path]:
+    """Write every table of ``plan`` to ``folder`` as ``NAME.csv`` (or ``.parquet``).
+
+    Each file is written atomically; CSV cells that a spreadsheet would run as a
+    formula are neutralised (:func:`planner.export.cells.csv_safe`). Parquet needs
+    pyarrow (TableFormatUnavailable, exit 2, otherwise). Units: ``TABLE_UNITS``.
+    """
+    require_table_format(table_format)
+    written = []
+    for name, frame in plan.tables.items():
+        (path,) = table_files(folder, [name], table_format)
+        written.append(write_atomically(path, _table_writer(frame, table_format)))
+    return written
+
+
+def _table_writer(frame: pd.DataFrame, table_format: str) -> Callable[[Path], None]:
+    if table_format == "csv":
+        safe = csv_safe(frame)
+        return lambda tmp: safe.to_csv(tmp, index=False)
+    return lambda tmp: frame.to_parquet(tmp)
 
 
 def yearly(plan: Plan) -> bool:

@@ -97,6 +97,21 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     metavar="DIR",
     help="Also write the workbook's charts as PNG files in DIR (needs planner[plots]).",
 )
+@click.option(
+    "--tables",
+    "tables_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Also write every plan table to DIR as NAME.csv (or .parquet), one file each.",
+)
+@click.option(
+    "--table-format",
+    type=click.Choice(api.TABLE_FORMATS),
+    default="csv",
+    show_default=True,
+    help="File format of --tables (parquet needs pyarrow).",
+)
 @format_option
 def run(
     scenario_file: Path,
@@ -111,6 +126,8 @@ def run(
     marginals: tuple[str, ...],
     by_period: bool,
     plots: Path | None,
+    tables_dir: Path | None,
+    table_format: str,
     fmt: str,
 ) -> None:
     """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
@@ -123,20 +140,29 @@ def run(
     exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
     input or a model estimated above --max-nonzeros.
 
+    --format csv prints the headline figures (status, objective, costs, model size,
+    timings) as item,value rows; --tables DIR writes every plan table, one file each
+    (NAME.csv, or NAME.parquet with --table-format parquet).
+
     \b
     Example:
       planner run scenarios/baseline.yaml --out exports/baseline.xlsx
       planner run scenarios/baseline.yaml --marginal 'sites[texas].power_cap_mw.2028'
       planner run scenarios/baseline.yaml --plots exports/baseline-plots
+      planner run scenarios/baseline.yaml --tables exports/baseline-tables
     """
     require_suffix(out, WORKBOOK, "--out")
     if plots is not None:
         require_matplotlib()  # fail before solving, not after
+    if tables_dir is not None:
+        api.require_table_format(table_format)
     scenario = api.load(scenario_file)
     inputs = scenario_inputs(scenario_file, scenario.calibration)
     target = out or default_output(Path("exports") / f"{scenario_file.stem}.xlsx", inputs)
     pngs = [plots / chart.file for chart in CHARTS] if plots is not None else []
-    check_outputs(inputs, target, *pngs)
+    names = [*api.TABLE_UNITS, *(["marginals"] if marginals else [])]
+    files = api.table_files(tables_dir, names, table_format) if tables_dir is not None else []
+    check_outputs(inputs, target, *pngs, *files)
     with Deadline(time_limit or scenario.solver.time_limit_s):  # bounds the whole run
         result = api.plan(  # refuses a huge model before the perf model runs
             scenario,
@@ -171,6 +197,9 @@ def run(
         _warn(result)
         written = api.write_workbook(result, scenario, target, source=scenario_file)
         stderr.print(f"wrote {written}", markup=False)
+        if tables_dir is not None:
+            for file in api.write_tables(result, tables_dir, table_format):
+                stderr.print(f"wrote {file}", markup=False)
         if plots is not None:
             for png in write_plots(result, plots):
                 stderr.print(f"wrote {png}", markup=False)
