@@ -3,7 +3,7 @@
 Stages, earliest first (a module may import its own stage and earlier ones)::
 
     units/errors/deadline → catalog → scenario → perf/economics → optimize → results → pipeline
-    → export/analysis → cli
+    → export/analysis/api → cli
 
 ``export`` and ``analysis`` share a stage; within it ``analysis`` may import ``export``
 (reports are written as workbooks) but ``export`` may not import ``analysis``.
@@ -37,6 +37,7 @@ STAGES: dict[str, int] = {
     "planner.marginals": 6,
     "planner.export": 7,
     "planner.analysis": 7,
+    "planner.api": 7,
     "planner.cli": 8,
     "planner.__main__": 8,
 }

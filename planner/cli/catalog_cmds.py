@@ -1,9 +1,13 @@
-"""``planner hardware list`` and ``planner models list``: the sourced catalogs."""
+"""``planner hardware list|show`` and ``planner models list|show``: the sourced catalogs."""
 
 from __future__ import annotations
 
+import difflib
+from typing import Any
+
 import click
 import pandas as pd
+from pydantic import BaseModel
 
 from planner.catalog import hardware_catalog, model_catalog
 from planner.cli.common import print_frame
@@ -127,6 +131,64 @@ def models_list(vendor: str | None, all_columns: bool, fmt: str) -> None:
     if fmt == "table" and not all_columns:
         frame = frame[MODEL_TABLE_COLUMNS]
     print_frame(frame, fmt, title="Model catalog")
+
+
+def show_frame(entries: dict[str, Any], entry_id: str, what: str) -> pd.DataFrame:
+    """Every field of catalog entry ``entry_id`` (case-insensitive): field, value and
+    what it means (the schema's field docstring); InputError with a did-you-mean."""
+    by_lower = {key.lower(): key for key in entries}
+    key = by_lower.get(entry_id.lower())
+    if key is None:
+        close = difflib.get_close_matches(entry_id.lower(), list(by_lower), n=3, cutoff=0.5)
+        guess = f"; did you mean {', '.join(by_lower[c] for c in close)}?" if close else ""
+        raise InputError(
+            None,
+            Problem(
+                path=f"{what} id",
+                message=f"no {what.removesuffix('s')} {entry_id!r} in the catalog{guess}",
+                hint=f"`planner {what} list` prints every id",
+            ),
+        )
+    entry: BaseModel = entries[key]
+    fields = type(entry).model_fields
+    values = entry.model_dump(mode="json")
+    rows = [
+        {
+            "field": name,
+            "value": "" if values[name] is None else str(values[name]),
+            "meaning": (fields[name].description or "").replace("``", ""),
+        }
+        for name in fields
+    ]
+    return pd.DataFrame(rows, columns=["field", "value", "meaning"])
+
+
+@hardware.command("show")
+@click.argument("hardware_id", metavar="ID")
+@format_option
+def hardware_show(hardware_id: str, fmt: str) -> None:
+    """Every field of one catalog system, with its source, date and notes.
+
+    \b
+    Example:
+      planner hardware show gb200-nvl72
+    """
+    frame = show_frame(hardware_catalog(), hardware_id, "hardware")
+    print_frame(frame, fmt, title=f"Hardware {frame['value'].iloc[0]}", json_key="fields")
+
+
+@models.command("show")
+@click.argument("model_id", metavar="ID")
+@format_option
+def models_show(model_id: str, fmt: str) -> None:
+    """Every field of one catalog model, with its source, date and notes.
+
+    \b
+    Example:
+      planner models show llama-3.1-405b
+    """
+    frame = show_frame(model_catalog(), model_id, "models")
+    print_frame(frame, fmt, title=f"Model {frame['value'].iloc[0]}", json_key="fields")
 
 
 def register(cli: click.Group) -> None:

@@ -17,16 +17,18 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from planner.cli.numbers import column_formatter
 from planner.errors import PlannerError
-from planner.export.cells import csv_safe
+
+if TYPE_CHECKING:  # pandas loads with the first table printed, not with `planner --help`
+    import pandas as pd
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILURE = 0, 2, 3
 
@@ -114,16 +116,6 @@ def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_jsonable(r) for r in frame.to_dict(orient="records")]
 
 
-def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, float):
-        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-2):
-            return f"{value:.3g}"
-        return f"{value:,.2f}" if abs(value) < 1000 else f"{value:,.0f}"
-    return str(value)
-
-
 def print_frame(
     frame: pd.DataFrame,
     fmt: str,
@@ -131,19 +123,33 @@ def print_frame(
     json_key: str | None = None,
 ) -> None:
     """Print a table in the chosen format (json: a list of records, or under ``json_key``)."""
+    from planner.export.cells import csv_safe
+
     if fmt == "json":
         records = frame_records(frame)
         emit_json({json_key: records} if json_key else records)
     elif fmt == "csv":
         echo_out(csv_safe(frame).to_csv(index=False), nl=False)
     else:
-        table = Table(title=title, show_lines=False, header_style="bold")
-        for column in frame.columns:
-            numeric = pd.api.types.is_numeric_dtype(frame[column])
-            table.add_column(str(column), justify="right" if numeric else "left")
-        for row in frame.itertuples(index=False):
-            table.add_row(*(_cell(v) for v in row))
-        stdout_console().print(table)
+        stdout_console().print(terminal_table(frame, title))
+
+
+def terminal_table(frame: pd.DataFrame, title: str | None = None) -> Table:
+    """``frame`` as a rich table: one number format per column
+    (:mod:`planner.cli.numbers`); long headers wrap instead of being cut."""
+    import pandas as pd
+
+    table = Table(title=title, show_lines=False, header_style="bold")
+    formats = []
+    for column in frame.columns:
+        numeric = pd.api.types.is_numeric_dtype(frame[column])
+        values = frame[column].tolist()
+        money = numeric and frame.attrs.get("unit") == "USD"
+        formats.append(column_formatter(str(column), values, money=money))
+        table.add_column(str(column), justify="right" if numeric else "left", overflow="fold")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(show(value) for show, value in zip(formats, row, strict=True)))
+    return table
 
 
 def stdout_console() -> Console:

@@ -8,6 +8,7 @@ import click
 import pandas as pd
 from rich.markup import escape
 
+from planner import api
 from planner.cli.common import emit_json, print_frame, stderr, stdout_console
 from planner.cli.options import (
     ONE_PLAN,
@@ -25,90 +26,9 @@ from planner.cli.outputs import (
 )
 from planner.deadline import Deadline
 from planner.export.charts import CHARTS
-from planner.export.excel import write_workbook
 from planner.export.plots import require_matplotlib, write_plots
-from planner.optimize import DEFAULT_MAX_NONZEROS, check_size
-from planner.pipeline import plan as optimise
-from planner.pipeline import throughput
-from planner.results import Plan, fleet_by_year
-from planner.scenario import load_scenario
-
-
-def _yearly(plan: Plan) -> bool:
-    return plan.parameters.get("periods_per_year", 1) == 1
-
-
-def _fleet_by_year(plan: Plan, by_period: bool = False) -> pd.DataFrame:
-    """Units per hardware: by period, or at each year's end (a stock is not summed)."""
-    fleet = plan.tables["fleet"]
-    if fleet.empty:
-        return pd.DataFrame(columns=["hardware"])
-    column = "period" if by_period else "year"
-    if not by_period:
-        fleet = fleet_by_year(fleet, plan.tables["periods"])
-    wide = fleet.pivot_table(index="hardware", columns=column, values="units", aggfunc="sum")
-    wide.columns = [str(c) for c in wide.columns]
-    return wide.fillna(0.0).reset_index()
-
-
-def _cost_by_year(plan: Plan, by_period: bool = False) -> pd.DataFrame:
-    """Cash cost per category by year (summed over its periods) or by period."""
-    costs = plan.tables["costs"]
-    wide = costs.pivot_table(
-        index="category",
-        columns="period" if by_period else "year",
-        values="usd",
-        aggfunc="sum",
-        sort=False,
-    )
-    wide.columns = [str(c) for c in wide.columns]
-    wide["total_pv"] = costs.groupby("category", sort=False)["usd_pv"].sum()
-    return wide.reset_index()
-
-
-def _binding(plan: Plan, by_period: bool = False) -> pd.DataFrame:
-    """Binding limits; rolled up to years, with how many of the year's periods bind."""
-    rows = []
-    for name, subject in (("power", "site"), ("budget", None), ("supply", "hardware")):
-        frame = plan.tables[name]
-        for row in frame[frame["binding"].astype(bool)].itertuples(index=False):
-            rows.append(
-                {
-                    "limit": name,
-                    "period": row.period,
-                    "year": row.year,
-                    "subject": getattr(row, subject) if subject else "",
-                }
-            )
-    frame = pd.DataFrame(rows, columns=["limit", "period", "year", "subject"])
-    if _yearly(plan) or by_period:
-        return frame.drop(columns="year" if by_period and not _yearly(plan) else "period")
-    per_year = plan.parameters["periods_per_year"]
-    out = frame.groupby(["limit", "year", "subject"], as_index=False, sort=False)["period"].count()
-    out["periods"] = out.pop("period").map(lambda n: f"{n} of {per_year}")
-    return out
-
-
-def _shadow(plan: Plan, by_period: bool = False) -> tuple[pd.DataFrame, str]:
-    """Non-zero shadow prices; with sub-year periods, their mean over each year's periods."""
-    shadow = plan.tables["shadow_prices"]
-    # Marginals the analyst asked for (--marginal) show even when zero.
-    asked = shadow["limit"] == "marginal"
-    shown = shadow[asked | (shadow["value"].fillna(0).abs() > 1e-9)]
-    title = (
-        "Shadow prices (value_in_year_usd: that year's USD; positive = saved per +1 of a "
-        "limit, cost per +1 of demand)"
-    )
-    if _yearly(plan) or by_period:
-        when = "year" if _yearly(plan) else "period"
-        return shown[["limit", when, "subject", "value_in_year_usd", "unit", "method"]], title
-    keys = ["limit", "year", "subject", "unit", "method"]
-    out = shown.groupby(keys, as_index=False, sort=False, dropna=False)["value_in_year_usd"].mean()
-    title = (
-        "Shadow prices (mean over each year's periods, that year's USD; positive = saved "
-        "per +1 of a limit, cost per +1 of demand)"
-    )
-    return out[["limit", "year", "subject", "value_in_year_usd", "unit", "method"]], title
+from planner.optimize import DEFAULT_MAX_NONZEROS
+from planner.results import Plan
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -139,16 +59,16 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"residual value credited at the horizon end (undiscounted) "
         f"${h['residual_credit_usd']:,.0f}; undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
-    fleet_title = "Fleet by year (units)" if _yearly(plan) else "Fleet at year end (units)"
+    fleet_title = "Fleet by year (units)" if api.yearly(plan) else "Fleet at year end (units)"
     if by_period:
         fleet_title = "Fleet by period (units)"
-    print_frame(_fleet_by_year(plan, by_period), "table", title=fleet_title)
+    print_frame(api.fleet_by_year(plan, by_period), "table", title=fleet_title)
     cost_title = "Cost by period (USD)" if by_period else "Cost by year (USD)"
-    print_frame(_cost_by_year(plan, by_period), "table", title=cost_title)
-    binding = _binding(plan, by_period)
+    print_frame(api.cost_by_year(plan, by_period), "table", title=cost_title)
+    binding = api.binding(plan, by_period)
     if len(binding):
         print_frame(binding, "table", title="Binding constraints")
-    shown, title = _shadow(plan, by_period)
+    shown, title = api.shadow_prices(plan, by_period)
     if len(shown):
         print_frame(_escaped(shown), "table", title=title)
     out.print("[bold]Diagnosis[/bold]")
@@ -186,6 +106,21 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     metavar="DIR",
     help="Also write the workbook's charts as PNG files in DIR (needs planner[plots]).",
 )
+@click.option(
+    "--tables",
+    "tables_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Also write every plan table to DIR as NAME.csv (or .parquet), one file each.",
+)
+@click.option(
+    "--table-format",
+    type=click.Choice(api.TABLE_FORMATS),
+    default="csv",
+    show_default=True,
+    help="File format of --tables (parquet needs pyarrow).",
+)
 @format_option
 def run(
     scenario_file: Path,
@@ -200,6 +135,8 @@ def run(
     marginals: tuple[str, ...],
     by_period: bool,
     plots: Path | None,
+    tables_dir: Path | None,
+    table_format: str,
     fmt: str,
 ) -> None:
     """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
@@ -214,24 +151,31 @@ def run(
     exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
     input or a model estimated above --max-nonzeros.
 
+    --format csv prints the headline figures (status, objective, costs, model size,
+    timings) as item,value rows; --tables DIR writes every plan table, one file each
+    (NAME.csv, or NAME.parquet with --table-format parquet).
+
     \b
     Example:
       planner run scenarios/baseline.yaml --out exports/baseline.xlsx
       planner run scenarios/baseline.yaml --marginal 'sites[texas].power_cap_mw.2028'
       planner run scenarios/baseline.yaml --plots exports/baseline-plots
+      planner run scenarios/baseline.yaml --tables exports/baseline-tables
     """
     require_suffix(out, WORKBOOK, "--out")
     if plots is not None:
         require_matplotlib()  # fail before solving, not after
-    scenario = load_scenario(scenario_file)
+    if tables_dir is not None:
+        api.require_table_format(table_format)
+    scenario = api.load(scenario_file)
     inputs = scenario_inputs(scenario_file, scenario.calibration)
     target = out or default_output(Path("exports") / f"{scenario_file.stem}.xlsx", inputs)
     pngs = [plots / chart.file for chart in CHARTS] if plots is not None else []
-    check_outputs(inputs, target, *pngs)
+    names = [*api.TABLE_UNITS, *(["marginals"] if marginals else [])]
+    files = api.table_files(tables_dir, names, table_format) if tables_dir is not None else []
+    check_outputs(inputs, target, *pngs, *files)
     with Deadline(time_limit or scenario.solver.time_limit_s):  # bounds the whole run
-        check_size(scenario, max_nonzeros)  # before the perf model: refuse a huge model at once
-        tables = throughput(scenario)
-        result = optimise(
+        result = api.plan(  # refuses a huge model before the perf model runs
             scenario,
             relax=relax,
             mip_gap=mip_gap,
@@ -240,7 +184,6 @@ def run(
             threads=threads,
             strategy=strategy,
             marginals=marginals,
-            tables=tables,
             max_nonzeros=max_nonzeros,
         )
         h = result.headline
@@ -263,8 +206,11 @@ def run(
         else:
             _print_table(result, by_period)
         _warn(result)
-        written = write_workbook(result, scenario, target, source=scenario_file, throughput=tables)
+        written = api.write_workbook(result, scenario, target, source=scenario_file)
         stderr.print(f"wrote {written}", markup=False)
+        if tables_dir is not None:
+            for file in api.write_tables(result, tables_dir, table_format):
+                stderr.print(f"wrote {file}", markup=False)
         if plots is not None:
             for png in write_plots(result, plots):
                 stderr.print(f"wrote {png}", markup=False)

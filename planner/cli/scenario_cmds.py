@@ -11,7 +11,6 @@ from rich.markup import escape
 from planner.cli.common import echo_out, emit_json, stderr, stdout_console
 from planner.cli.options import INPUT, format_option
 from planner.errors import InputError
-from planner.export.cells import csv_text
 from planner.scenario import Scenario, load_scenario
 from planner.scenario.series import value_at
 
@@ -109,6 +108,8 @@ def validate(files: tuple[Path, ...], fmt: str) -> None:
         if fmt == "table":
             _print_summary(str(file), info)
         elif fmt == "csv":
+            from planner.export.cells import csv_text  # openpyxl: only for CSV output
+
             cells = [str(file), "valid", info["name"], info["horizon"]]
             echo_out(",".join(str(csv_text(c)) for c in cells))
     if fmt == "json":

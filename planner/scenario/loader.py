@@ -22,7 +22,6 @@ from planner.scenario.problems import (
     validation_problems,
 )
 from planner.scenario.schema import Scenario
-from planner.scenario.workbook import load_scenario_workbook
 from planner.scenario.yamlio import Location, read_yaml
 
 __all__ = ["format_path", "load_scenario", "validation_problems"]
@@ -187,6 +186,9 @@ def load_scenario(path: str | Path) -> Scenario:
     """
     path = Path(path)
     if path.suffix.lower() == ".xlsx":
+        # openpyxl only for workbooks: a YAML scenario loads without it (fast start)
+        from planner.scenario.workbook import load_scenario_workbook
+
         return load_scenario_workbook(path)
     file = str(path)
     data, origins = _read_merged(path, (path.resolve(),))

@@ -7,7 +7,7 @@ from typing import Any
 import click
 import pytest
 
-from planner.cli import cli
+from planner.cli import cli, load_command
 from planner.cli.options import (
     EACH_RUN,
     EACH_SCENARIO,
@@ -33,7 +33,10 @@ SHARED += ["--fresh", "--no-progress", "--table", "--all-columns"]
 
 def _commands(group: click.Group = cli) -> dict[str, click.Command]:
     out: dict[str, click.Command] = {}
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             out.update({f"{name} {k}": v for k, v in _commands(command).items()})
         else:
@@ -72,7 +75,7 @@ def test_a_shared_option_is_declared_alike_in_every_command(flag: str) -> None:
 )
 def test_solver_help_says_how_many_solves(command: str, scope: SolveScope) -> None:
     helps = {
-        flag: getattr(_option(cli.commands[command], flag), "help", None) for flag in SOLVER[:3]
+        flag: getattr(_option(load_command(command), flag), "help", None) for flag in SOLVER[:3]
     }
     assert helps == {
         "--relax": scope.relax,
@@ -99,7 +102,7 @@ def test_solver_options_are_added_in_help_order() -> None:
 
 def test_solver_options_leave_out_what_the_command_cannot_pass() -> None:
     offered = {
-        name: [flag for flag in SOLVER if _option(cli.commands[name], flag)] for name in SOLVING
+        name: [flag for flag in SOLVER if _option(load_command(name), flag)] for name in SOLVING
     }
     assert offered == {
         "run": SOLVER,
