@@ -17,4 +17,6 @@ fi
 .venv/bin/ruff check planner tests bench
 .venv/bin/ruff format --check planner tests bench
 .venv/bin/mypy planner
-.venv/bin/python -m pytest -q "$@"
+# Two workers (the machine has 2 cores); a test module stays on one worker, so its
+# module-scoped fixtures (solved plans, recalculated workbooks) are built once.
+.venv/bin/python -m pytest -q -n 2 --dist loadfile "$@"
