@@ -1,7 +1,7 @@
 """Analysis commands on hostile or careless input: refused cleanly, nothing changed or left.
 
 Every case runs the real CLI in a subprocess in its own session, with an address-space
-limit (:data:`MEMORY_LIMIT`), and asserts the exit code (2 bad input, 130 stopped), a
+limit (:data:`harness.MEMORY_LIMIT`), and asserts the exit code (2 bad input, 130 stopped), a
 clear message, no traceback, no process of the session left behind and every input file
 byte-identical afterwards.
 """
@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -21,37 +20,19 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from harness import Finished, environment, limit_memory
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = REPO / "scenarios" / "baseline.yaml"
-MEMORY_LIMIT = 2 << 30
-"""Address space of each CLI run, bytes (2 GiB): the analysis must refuse within it."""
 RUN_TIMEOUT_S = 120.0
 GONE_WITHIN_S = 5.0
 """How soon after the CLI exits every process it started must be gone, seconds."""
 HEADER = {"format": "planner-analysis-results", "version": 2}
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-
-
-@dataclass(frozen=True)
-class Finished:
-    code: int
-    out: str
-    err: str
-    seconds: float
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
-def _environment() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
 
 
 def session_members(session: int) -> list[int]:
@@ -88,12 +69,12 @@ def start(
     return subprocess.Popen(
         [sys.executable, *python, *args],
         cwd=cwd,
-        env=_environment(),
+        env=environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=_limit_memory,
+        preexec_fn=limit_memory,
     )
 
 

@@ -1,7 +1,7 @@
 """Hostile input files: refused with exit 2 and a clear message, in bounded time and memory.
 
 Each CLI case runs in a subprocess limited to 2 GiB of address space
-(:data:`tests.hostile.input_cli.MEMORY_LIMIT`) and a timeout, and asserts exit 2, the
+(:data:`tests.hostile.harness.MEMORY_LIMIT`) and a timeout, and asserts exit 2, the
 message, no traceback and every input file byte-identical afterwards. Covered: solver
 names that are paths (YAML and workbook, relative and absolute), devices, links to
 devices and FIFOs as scenario, ``extends:`` target, workbook, calibration and benchmark
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from input_cli import (
+from harness import (
     BASELINE,
     assert_refused,
     planner,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 import pyomo.environ as pyo
 import pytest
 import yaml
+from harness import limit_memory
 
 from planner.deadline import EXPORT_GRACE_S, Deadline, TimeLimitError, check, remaining
 from planner.errors import InputError, SolverError
@@ -59,9 +59,6 @@ def write(doc: dict[str, Any], path: Path) -> Path:
 def cli(*args: str | Path, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float]:
     """``planner ARGS`` in a subprocess limited to MEMORY_LIMIT; its result and wall time."""
 
-    def limit_memory() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.monotonic()
     done = subprocess.run(
@@ -71,7 +68,7 @@ def cli(*args: str | Path, cwd: Path) -> tuple[subprocess.CompletedProcess[str],
         capture_output=True,
         text=True,
         timeout=300,
-        preexec_fn=limit_memory,
+        preexec_fn=lambda: limit_memory(MEMORY_LIMIT),
     )
     return done, time.monotonic() - started
 

@@ -1,7 +1,7 @@
 """What commands run and write, on hostile or careless input: refused cleanly, nothing lost.
 
 Every case runs the real CLI in a subprocess with an address-space limit
-(:data:`MEMORY_LIMIT`) and a timeout (a FIFO must not hang it), and asserts the exit
+(:data:`harness.MEMORY_LIMIT`) and a timeout (a FIFO must not hang it), and asserts the exit
 code, a clear message, no traceback, and that every file in the working folder — the
 inputs, and any link, device, FIFO or socket named as an output — is exactly as before
 (:func:`snapshot`: kind, link target, device number or SHA-256 of each entry).
@@ -12,19 +12,19 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
-import resource
 import shutil
 import socket
 import stat
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
+from harness import Finished
+from harness import planner as run_planner
 
 from planner.analysis.report import write_runs_table
 from planner.cli.common import printable
@@ -35,38 +35,15 @@ from planner.export.charts import CHARTS
 REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO / "tests" / "scenarios" / "one_hardware_one_year.yaml"
 BENCH = REPO / "tests" / "data" / "mlperf-inference-v4.1.csv"
-MEMORY_LIMIT = 2 << 30
-"""Address space of each CLI run, bytes (2 GiB)."""
 RUN_TIMEOUT_S = 120.0
 SWEEP = ("--vary", "finance.wacc=0.08,0.1", "--workers", "0", "--no-progress")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX files")
 
 
-@dataclass(frozen=True)
-class Finished:
-    code: int
-    out: str
-    err: str
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
 def planner(*args: object, cwd: Path) -> Finished:
     """Run ``planner ARGS`` in ``cwd`` under the memory limit and timeout."""
-    done = subprocess.run(
-        [sys.executable, "-m", "planner", *map(str, args)],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"},
-        preexec_fn=_limit_memory,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
-    return Finished(done.returncode, done.stdout, done.stderr)
+    return run_planner(*args, cwd=cwd, timeout_s=RUN_TIMEOUT_S)
 
 
 def _entry(path: Path) -> tuple[str, object]:

@@ -1,6 +1,6 @@
-"""Run the CLI on hostile input files: a subprocess with a memory limit and a timeout.
+"""Run the CLI on hostile input: a subprocess with a memory limit and a timeout.
 
-Helpers for :mod:`tests.hostile.test_input_files` (kept out of any shared conftest).
+The one harness of the hostile suite (input files, outputs, analyses, model bounds).
 """
 
 from __future__ import annotations
@@ -32,22 +32,27 @@ class Finished:
     seconds: float
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def limit_memory(limit: int = MEMORY_LIMIT) -> None:
+    """Cap this process's address space at ``limit`` bytes (use in ``preexec_fn``)."""
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def planner(*args: str | Path, cwd: Path | None = None) -> Finished:
-    """``planner ARGS`` in a subprocess limited to :data:`MEMORY_LIMIT` and :data:`TIMEOUT_S`."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+def environment() -> dict[str, str]:
+    """The environment of a CLI run: this checkout first on the path, a wide terminal."""
+    return {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+
+
+def planner(*args: object, cwd: Path | None = None, timeout_s: float = TIMEOUT_S) -> Finished:
+    """``planner ARGS`` in a subprocess limited to :data:`MEMORY_LIMIT` and ``timeout_s``."""
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "planner", *map(str, args)],
         capture_output=True,
         text=True,
-        env=env,
+        env=environment(),
         cwd=cwd,
-        timeout=TIMEOUT_S,
-        preexec_fn=_limit_memory,
+        timeout=timeout_s,
+        preexec_fn=limit_memory,
         check=False,
     )
     return Finished(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
