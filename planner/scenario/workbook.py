@@ -27,6 +27,7 @@ on the ``scenario`` sheet record where it came from and are not applied again.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,8 @@ from planner.scenario.workbook_layout import (
 )
 from planner.scenario.workbook_open import open_workbooks
 from planner.scenario.workbook_reader import WorkbookReader
+
+log = logging.getLogger("planner.scenario")
 
 __all__ = [
     "FIELD_HEADERS",
@@ -132,6 +135,14 @@ def load_scenario_workbook(path: str | Path) -> schema.Scenario:
     problems = check_scenario(scenario, base_dir=path.parent)
     if problems:
         raise InputError(str(path), [_placed(p, places) for p in problems])
+    if scenario.overrides or scenario.extends:
+        # Say so rather than ignore it: someone may have typed overrides into the cell.
+        log.warning(
+            "%s: the scenario sheet's extends/overrides cells record where this scenario "
+            "came from and are not applied again (the sheets already hold their result); "
+            "to change a value, edit it on its sheet",
+            path,
+        )
     if scenario.calibration is not None:  # as load_scenario: relative to the workbook
         calibration = str((path.parent / scenario.calibration).resolve())
         scenario = scenario.model_copy(update={"calibration": calibration})

@@ -545,3 +545,27 @@ def test_readme_reads_units_fills_and_site_defaults_from_the_schema() -> None:
     assert rows[("sites", "pue")] == ("number; unit: facility power / IT power", "finance.pue")
     kind, _ = rows[("inference", "tokens_per_day")]
     assert kind.endswith("blank years grow geometrically between given years")
+
+
+def test_a_workbook_says_its_overrides_cell_is_not_applied_again(
+    run_cli, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """power_constrained extends baseline with overrides: the workbook holds their result,
+    and reading it warns (on stderr, through the ``planner`` logger) that the recorded
+    cells are not applied again instead of ignoring them."""
+    book = tmp_path / "pc.xlsx"
+    scenarios = REPO / "scenarios"
+    assert (
+        run_cli("template", "--from", scenarios / "power_constrained.yaml", "--out", book).code == 0
+    )
+    with caplog.at_level("WARNING", logger="planner"):
+        assert run_cli("validate", book).code == 0
+    assert "overrides cells record where this scenario came from and are not applied again" in (
+        caplog.text
+    )
+    caplog.clear()
+    plain = tmp_path / "baseline.xlsx"
+    assert run_cli("template", "--from", scenarios / "baseline.yaml", "--out", plain).code == 0
+    with caplog.at_level("WARNING", logger="planner"):
+        assert run_cli("validate", plain).code == 0
+    assert "not applied again" not in caplog.text
