@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from planner import deadline
-from planner.deadline import Deadline
+from planner.deadline import Deadline, TimeLimitError
 from planner.errors import InputError, SolverError
 from planner.marginals import finite_differences
 from planner.optimize import (
@@ -271,8 +271,19 @@ def headline(
     }
 
 
+RUN_LIMIT_MARGIN_S = 0.5
+"""A solve that ends without a plan this close to the run's time limit ran out of time."""
+
+
 def no_plan(options: SolverOptions, scenario: Scenario, result: SolveResult) -> SolverError:
-    """The error when the solver ends without a plan, with what to try."""
+    """The error when the solver ends without a plan, with what to try.
+
+    When the solver stopped because the run's time limit (which it was given as the time
+    left) ran out, it is the run's time-limit error, naming the solve as the stage.
+    """
+    run = deadline.current()
+    if run is not None and run.remaining() < RUN_LIMIT_MARGIN_S:
+        return TimeLimitError(run.message("the solve"))
     return SolverError(
         f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
         f"({result.termination}). Try a longer --time-limit, --strategy lp-first "

@@ -69,3 +69,27 @@ def test_a_cost_cap_below_the_optimum_leaves_no_plan() -> None:
     result, solution = _solve_with(UNITS * PER_UNIT * 0.99)
     assert solution is None
     assert not result.status.has_solution
+
+
+def test_a_solve_stopped_by_the_run_limit_is_the_runs_time_limit_error() -> None:
+    """The solver is given the time left; when it ends without a plan because that ran
+    out, the error is the run's time-limit message (naming the solve), not "no plan"."""
+    import time
+
+    from planner.deadline import Deadline, TimeLimitError
+    from planner.errors import SolverError
+    from planner.optimize import SolveStatus
+    from planner.pipeline import no_plan
+
+    scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
+    options = solver_options(scenario)
+    stopped = SolveResult(SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.2, "highs")
+    with Deadline(0.2):
+        time.sleep(0.25)
+        error = no_plan(options, scenario, stopped)
+    assert isinstance(error, TimeLimitError)
+    assert "time limit of 0.2 s during the solve" in str(error)
+    with Deadline(60):
+        error = no_plan(options, scenario, stopped)
+    assert type(error) is SolverError
+    assert str(error).startswith("highs found no plan for ")
