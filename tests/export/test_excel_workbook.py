@@ -264,3 +264,23 @@ def test_run_into_a_directory_fails_cleanly(run_cli, tmp_path: Path) -> None:
     result = run_cli("run", REPO / "tests" / "scenarios" / "existing_fleet.yaml", "--out", tmp_path)
     assert result.code != 0
     assert "Traceback" not in result.err
+
+
+def test_the_scenario_hash_reads_only_regular_files(tmp_path: Path) -> None:
+    """The Summary's file hash goes through the bounded reader: a pipe put where the
+    scenario was is refused (exit-2 InputError), not read without end."""
+    import hashlib
+    import os
+
+    from planner.errors import InputError
+    from planner.export.sheets.summary import file_sha256
+
+    plain = tmp_path / "s.yaml"
+    plain.write_bytes(b"name: x\n" * 300_000)  # several 1 MiB chunks
+    assert file_sha256(plain) == hashlib.sha256(plain.read_bytes()).hexdigest()
+    fifo = tmp_path / "swapped.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError) as refused:
+        file_sha256(fifo)
+    message = refused.value.render()
+    assert "is a pipe (FIFO), not a scenario file; only regular files are read" in message

@@ -15,7 +15,7 @@ from typing import Any
 from openpyxl.styles import Alignment
 from openpyxl.worksheet.worksheet import Worksheet
 
-from planner import __version__
+from planner import __version__, safe_io
 from planner.export import cells
 from planner.export.charts import cost_chart, fleet_chart, power_frame
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
@@ -30,7 +30,14 @@ MEASURED = ("solve time", "build time")
 
 
 def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """SHA-256 of the input file at ``path``, read as the loader reads (regular files only,
+    through :mod:`planner.safe_io`) in 1 MiB chunks, so a file swapped for a device or a
+    pipe after loading is refused rather than read without end."""
+    digest = hashlib.sha256()
+    with safe_io.open_regular(path, "scenario file") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def scenario_sha256(scenario: Scenario) -> str:
