@@ -50,14 +50,19 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     out.print(
         f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
     )
+    p = plan.parameters
     out.print(
-        f"NPV cost ${h['npv_cost_usd']:,.0f}; undiscounted cash cost (gross) "
+        f"NPV cost ${h['npv_cost_usd']:,.0f} (cash costs less residual, discounted at "
+        f"wacc {p.get('wacc', float('nan')):g}); undiscounted cash cost (gross) "
         f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"
+        f" at ${p.get('penalty_usd_per_mtok', float('nan')):,g}/Mtok unmet and "
+        f"${p.get('penalty_usd_per_pflop', float('nan')):,g}/PFLOP of training not done"
         + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
     )
     out.print(
-        f"residual value credited at the horizon end (undiscounted) "
-        f"${h['residual_credit_usd']:,.0f}; undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
+        "residual value credited at the horizon end (straight-line book value of units "
+        f"still in their life, undiscounted) ${h['residual_credit_usd']:,.0f}; "
+        f"undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     fleet_title = "Fleet by year (units)" if api.yearly(plan) else "Fleet at year end (units)"
     if by_period:
