@@ -13,6 +13,11 @@ from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
+from planner.results.procurement import (
+    procurement_amounts,
+    procurement_tables,
+    with_built_capacity,
+)
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
@@ -45,8 +50,11 @@ def build_plan(
     train, inf = assignment_tables(d, sol, split)
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
+    procurement = procurement_tables(d, sol)
     limits = limits_tables(d, purchases, fleet, duals)
-    costs = costs_table(d, purchases, fleet, rentals, served, training)
+    limits["power"] = with_built_capacity(limits["power"], procurement.get("datacenter_capacity"))
+    extra = procurement_amounts(procurement)
+    costs = costs_table(d, purchases, fleet, rentals, served, training, extra)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
@@ -61,6 +69,7 @@ def build_plan(
         "served": served,
         "training": training,
         **limits,
+        **procurement,
         "costs": costs,
         "costs_by_year": costs_by_year(costs),
         "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
+from planner.scenario.procurement import (
+    Commitment,
+    DatacenterBuild,
+    DatacenterLease,
+    complete_procurement,
+)
 from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -99,9 +105,10 @@ class Site(_Section):
     name: Annotated[Name, meta(perf=False)]
     """Site id used by existing_fleet rows and in results."""
     power_cap_mw: Annotated[
-        PositiveYearValue, meta(perf=False, unit="MW (facility, IT × PUE)", fill="hold")
-    ]
-    """Facility power available (IT × PUE), MW; held from the last given year."""
+        PositiveYearValue | None, meta(perf=False, unit="MW (facility, IT × PUE)", fill="hold")
+    ] = None
+    """Facility power available (IT × PUE), MW; held from the last given year. With
+    ``build`` or ``lease`` it is the capacity the site already has (absent = none)."""
     electricity_usd_per_kwh: Annotated[
         PositiveYearValue | None,
         meta(
@@ -125,7 +132,21 @@ class Site(_Section):
             default_from="finance.facility_usd_per_kw_year",
         ),
     ] = None
-    """Overrides finance.facility_usd_per_kw_year for this site."""
+    """Overrides finance.facility_usd_per_kw_year for this site (on installed kW; a
+    site with ``build`` or ``lease`` pays for its built and contracted kW instead)."""
+    build: DatacenterBuild | None = None
+    """Datacenter capacity the optimiser may build here (MW blocks of critical IT)."""
+    lease: DatacenterLease | None = None
+    """Critical IT capacity the optimiser may lease here (take-or-pay, $/kW-month)."""
+
+    @model_validator(mode="after")
+    def _has_capacity(self) -> Site:
+        if self.power_cap_mw is None and self.build is None and self.lease is None:
+            raise ValueError(
+                "a site needs power_cap_mw (facility MW it has), build or lease; "
+                "add power_cap_mw: {year: MW} or a build: / lease: section"
+            )
+        return self
 
 
 class Budget(_Section):
@@ -165,9 +186,10 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     ] = None
     """Price per unit, USD (a number or {year: price}); default: the catalog price."""
     max_units_per_year: Annotated[
-        PositiveYearValue | None, meta(perf=False, unit="units per year", fill="hold")
+        NonNegativeYearValue | None, meta(perf=False, unit="units per year", fill="hold")
     ] = None
-    """Supply cap: most units that can be bought per year (all sites); absent = unlimited."""
+    """Supply cap: most units that can be bought per year (all sites); absent = unlimited;
+    0 = rent only (cloud-only systems get 0 from the offers catalog)."""
     sites: Annotated[list[Name] | None, meta(perf=False)] = None
     """Sites where this hardware may be installed; absent = every site."""
 
@@ -205,15 +227,18 @@ class ModelChoice(
 
 class Rental(_Section):
     hardware: Annotated[str, meta(perf=False)]
-    """Hardware id (must be listed under ``hardware``)."""
+    """Hardware id (listed under ``hardware`` as rent-only when it is not there)."""
     usd_per_accelerator_hour: Annotated[
         PositiveYearValue, meta(perf=False, unit="USD per accelerator-hour", fill="geometric")
     ]
-    """Rental price, USD per accelerator-hour."""
+    """On-demand rental price, USD per accelerator-hour; default: the offers catalog's."""
     max_accelerators: Annotated[
         PositiveYearValue | None, meta(perf=False, unit="accelerators", fill="hold")
     ] = None
-    """Most accelerators that can be rented in a year; absent = unlimited."""
+    """Most accelerators that can be rented in a year (on demand and committed together);
+    absent = unlimited."""
+    commitments: list[Commitment] = []
+    """Committed terms offered (1 or 3 years, reserved and paid for the whole term)."""
 
 
 class ExistingFleet(_Section):
@@ -396,3 +421,8 @@ class Scenario(_Section):
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _procurement(cls, data: Any) -> Any:
+        return complete_procurement(data)

@@ -10,6 +10,7 @@ from planner.optimize.data.context import Context, periods_for
 from planner.optimize.data.fleet import existing, fleet, purchases
 from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
+from planner.optimize.data.procurement import commitments, datacenter
 from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sites import places, rentals, site_economics
 from planner.optimize.data.work import inference, training
@@ -96,6 +97,8 @@ def build_data(
         **owned,
         **site_economics(ctx, owned["fleet_index"]),
         **rented,
+        **commitments(ctx, rented["rent_index"]),
+        **datacenter(ctx),
         **where,
         **train,
         **serve,

@@ -10,6 +10,7 @@ from planner import deadline
 from planner.economics import residual_fraction, unit_price_usd
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
+from planner.optimize.data.procurement import rent_only
 from planner.scenario.periods import PeriodLabel
 
 Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
@@ -41,9 +42,9 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     price: dict[Key, float] = {}
     residual: dict[Key, float] = {}
     for h in ctx.hardware:
-        if h not in useful:
-            continue
         choice = ctx.choice(h)
+        if h not in useful or rent_only(choice):
+            continue
         allowed = choice.sites or list(ctx.sites)
         life = ctx.specs[h].lifetime_years
         for p in ctx.periods:
