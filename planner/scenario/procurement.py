@@ -98,8 +98,9 @@ class DatacenterLease(_Section):
 def complete_procurement(data: Any) -> Any:
     """A scenario document with the procurement facts the catalog implies made explicit.
 
-    * A hardware id that is rented but not listed under ``hardware`` is listed with
-      ``max_units_per_year: 0`` (rent-only; renting does not require buying).
+    * A catalog system that is rented but not listed under ``hardware`` is listed with
+      ``max_units_per_year: 0`` (rent-only; renting does not require buying). An id
+      the catalog does not know is left for the reference check to report.
     * A cloud-only system (``purchasable: false`` in the offers catalog) listed under
       ``hardware`` gets ``max_units_per_year: 0`` and, when no rental row names it, a
       rental row at the catalog's on-demand price with its 1- and 3-year commitments.
@@ -121,7 +122,7 @@ def complete_procurement(data: Any) -> Any:
     rental = [dict(r) for r in rental]
     listed = {h.get("id") for h in hardware}
     for row in rental:
-        if row.get("hardware") not in listed and isinstance(row.get("hardware"), str):
+        if row.get("hardware") not in listed and row.get("hardware") in offers:
             hardware.append({"id": row["hardware"], "max_units_per_year": 0})
             listed.add(row["hardware"])
     rented = {r.get("hardware") for r in rental}
