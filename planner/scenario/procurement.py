@@ -101,9 +101,10 @@ def complete_procurement(data: Any) -> Any:
     * A catalog system that is rented but not listed under ``hardware`` is listed with
       ``max_units_per_year: 0`` (rent-only; renting does not require buying). An id
       the catalog does not know is left for the reference check to report.
-    * A cloud-only system (``purchasable: false`` in the offers catalog) listed under
-      ``hardware`` gets ``max_units_per_year: 0`` and, when no rental row names it, a
-      rental row at the catalog's on-demand price with its 1- and 3-year commitments.
+    * A cloud-only system (``purchasable: false`` in the offers catalog, and not
+      ``purchasable: true`` in the scenario) listed under ``hardware`` gets
+      ``max_units_per_year: 0`` and, when no rental row names it, a rental row at the
+      catalog's on-demand price with its 1- and 3-year commitments.
     * A rental or commitment without a price takes the catalog's list price.
 
     Anything not shaped as expected is left alone for validation to report.
@@ -128,7 +129,7 @@ def complete_procurement(data: Any) -> Any:
     rented = {r.get("hardware") for r in rental}
     for h in hardware:
         offer = offers.get(h.get("id"))  # type: ignore[arg-type]
-        if offer is None or offer.purchasable:
+        if offer is None or offer.purchasable or h.get("purchasable") is True:
             continue
         h.setdefault("max_units_per_year", 0)
         if h["id"] not in rented and offer.on_demand_usd_per_accelerator_hour is not None:

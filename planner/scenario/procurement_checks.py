@@ -44,7 +44,8 @@ def check_procurement(scenario: Scenario) -> list[Problem]:
     offers = offer_catalog()
     for i, h in enumerate(scenario.hardware):
         offer = offers.get(h.id)
-        if offer is None or offer.purchasable or h.max_units_per_year is None:
+        bought = offer is None or offer.purchasable or h.purchasable
+        if bought or h.max_units_per_year is None:
             continue
         if any(value_at(h.max_units_per_year, y, "hold") > 0 for y in range(start, end + 1)):
             problems.append(
@@ -53,7 +54,8 @@ def check_procurement(scenario: Scenario) -> list[Problem]:
                     message=f"{h.id} is cloud-only (offers catalog: purchasable: false)",
                     found=str(h.max_units_per_year),
                     expected="0 or absent",
-                    hint="drop max_units_per_year; rent it under rental (with commitments)",
+                    hint="drop max_units_per_year and rent it (with commitments), or set "
+                    "purchasable: true for a direct purchase deal",
                 )
             )
     for i, r in enumerate(scenario.rental):

@@ -192,13 +192,16 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     0 = rent only (cloud-only systems get 0 from the offers catalog)."""
     sites: Annotated[list[Name] | None, meta(perf=False)] = None
     """Sites where this hardware may be installed; absent = every site."""
+    purchasable: Annotated[bool | None, meta(perf=False)] = None
+    """Whether the lab can buy it; absent = the offers catalog's (false for cloud-only
+    systems, which are then rented only). ``true`` models a direct purchase deal."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None
 
     def overrides(self) -> dict[str, Any]:
         """Catalog fields this choice sets, with scalar values only."""
-        skip = {"id", "price_usd", "max_units_per_year", "sites"}
+        skip = {"id", "price_usd", "max_units_per_year", "sites", "purchasable"}
         out = {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in skip}
         if isinstance(self.price_usd, float | int):
             out["price_usd"] = float(self.price_usd)
