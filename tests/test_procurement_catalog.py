@@ -172,3 +172,23 @@ def test_a_tpu_only_vendor_plan_rents() -> None:
     rented = google.tables["rentals"]["units"].sum() + google.tables["commitments"]["units"].sum()
     assert rented > 0
     assert google.headline["unmet_inference_tokens"] == pytest.approx(0.0, abs=1.0)
+
+
+def test_network_and_storage_join_the_unit_price_and_power_when_the_scenario_says() -> None:
+    from planner.economics import unit_cost_for_scenario
+    from planner.results.checker import check_plan
+
+    doc = load(ROOT / "tests/scenarios/one_hardware_one_year.yaml").model_dump(
+        mode="python", exclude_none=True
+    )
+    doc["finance"]["network_and_storage"] = True
+    scenario = load(doc)
+    result = plan(scenario)
+    (price,) = result.tables["purchases"]["price_usd"].unique()
+    assert price == 280_000 + 8 * (3500 + 1000)  # h100-hgx: 8 GPUs x network + storage
+    (kw,) = result.tables["fleet"]["power_kw_per_unit"].unique()
+    assert kw == pytest.approx(10.2 + 8 * (0.04 + 0.01))
+    quote = unit_cost_for_scenario(scenario, "h100-hgx", 2026, "dc")
+    (energy,) = result.tables["fleet"]["energy_usd_per_unit_year"].unique()
+    assert (quote.price_usd, quote.energy_usd_per_year) == pytest.approx((price, energy))
+    assert check_plan(result) == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.catalog.schema import HardwareSpec
+from planner.economics.addons import network_storage_usd_per_unit, with_network_storage_power
 from planner.economics.discounting import capital_recovery_factor
 from planner.economics.rates import (
     energy_usd_per_unit_year,
@@ -113,7 +114,7 @@ def unit_cost_for_scenario(
     specs = hardware_specs(scenario) if specs is None else specs
     if hardware_id not in specs:
         raise _unknown("hardware", hardware_id, sorted(specs), "hardware")
-    hw = specs[hardware_id]
+    (hw,) = with_network_storage_power(scenario, {hardware_id: specs[hardware_id]}).values()
     choice = next(h for h in scenario.hardware if h.id == hardware_id)
     site = None
     if site_name is not None:
@@ -125,7 +126,7 @@ def unit_cost_for_scenario(
     finance = scenario.finance
     return unit_cost(
         hw,
-        price_usd=unit_price_usd(choice, hw, year),
+        price_usd=unit_price_usd(choice, hw, year) + network_storage_usd_per_unit(scenario, hw),
         wacc=finance.wacc,
         pue=rates.pue,
         electricity_usd_per_kwh=rates.electricity_usd_per_kwh,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from planner import deadline
+from planner.economics.addons import with_network_storage_power
 from planner.errors import InputError, Problem
 from planner.optimize.data.context import Context, periods_for
 from planner.optimize.data.fleet import existing, fleet, purchases
@@ -38,7 +39,7 @@ def build_data(
         )
     ctx = Context(
         scenario=scenario,
-        specs=hardware_specs(scenario),
+        specs=with_network_storage_power(scenario, hardware_specs(scenario)),
         periods=periods_for(scenario),
         sites=tuple(s.name for s in scenario.sites),
         hardware=tuple(h.id for h in scenario.hardware),
