@@ -192,3 +192,14 @@ def test_network_and_storage_join_the_unit_price_and_power_when_the_scenario_say
     (energy,) = result.tables["fleet"]["energy_usd_per_unit_year"].unique()
     assert (quote.price_usd, quote.energy_usd_per_year) == pytest.approx((price, energy))
     assert check_plan(result) == []
+
+
+@pytest.mark.parametrize("name", ["lease_or_build", "commitment_steady"])
+def test_procurement_sections_survive_the_assumptions_workbook(
+    name: str, tmp_path: Path, run_cli
+) -> None:
+    source = ROOT / "tests/scenarios" / f"{name}.yaml"
+    book = tmp_path / "inputs.xlsx"
+    assert run_cli("template", "--from", source, "--out", book).code == 0
+    skip = {"name", "description", "extends", "overrides"}
+    assert load(book).model_dump(exclude=skip) == load(source).model_dump(exclude=skip)
