@@ -203,3 +203,17 @@ def test_procurement_sections_survive_the_assumptions_workbook(
     assert run_cli("template", "--from", source, "--out", book).code == 0
     skip = {"name", "description", "extends", "overrides"}
     assert load(book).model_dump(exclude=skip) == load(source).model_dump(exclude=skip)
+
+
+def test_the_workbook_tco_sheet_is_live_formulas_of_the_build_up() -> None:
+    from planner.economics.tco import tco_for_scenario
+    from planner.export.excel import build_workbook
+
+    scenario = load(ROOT / "tests/scenarios/one_hardware_one_year.yaml")
+    built = build_workbook(plan(scenario), scenario)
+    ws = built.workbook["TCO"]
+    header = [c.value for c in ws[1]]
+    owned = ws.cell(row=2, column=header.index("TOTAL owned at the WACC (USD per acc-hour)") + 1)
+    assert str(owned.value).startswith("=")
+    expected = built.expected[f"'TCO'!${owned.column_letter}${owned.row}"]
+    assert expected == pytest.approx(tco_for_scenario(scenario, "h100-hgx").owned)

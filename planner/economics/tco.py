@@ -76,6 +76,14 @@ class TcoBuildUp:
     on_demand: float
     """Public on-demand list price; ``nan`` when none is known."""
     purchasable: bool
+    price_usd: float
+    """Price of one unit, USD (the inputs of the build-up follow)."""
+    network_usd_per_accelerator: float
+    storage_usd_per_accelerator: float
+    network_storage_kw_per_accelerator: float
+    datacenter_usd_per_mw_it: float
+    facility_life_years: float
+    fixed_om_usd_per_kw_year: float
 
     def as_dict(self) -> dict[str, float | str | int | bool]:
         return asdict(self)
@@ -134,6 +142,13 @@ def build_up(
         neocloud=sum(neocloud.values()) / HOURS_PER_YEAR,
         on_demand=on_demand_usd_per_accelerator_hour,
         purchasable=offer.purchasable,
+        price_usd=price_usd,
+        network_usd_per_accelerator=offer.network_usd_per_accelerator,
+        storage_usd_per_accelerator=offer.storage_usd_per_accelerator,
+        network_storage_kw_per_accelerator=offer.network_storage_kw_per_accelerator,
+        datacenter_usd_per_mw_it=dc.capex_usd_per_mw_it,
+        facility_life_years=dc.facility_life_years,
+        fixed_om_usd_per_kw_year=dc.fixed_om_usd_per_kw_year,
         **per_hour,
     )
 

@@ -38,6 +38,7 @@ from planner.export.sheets.limits import write_budget, write_power, write_supply
 from planner.export.sheets.page import chart_anchor, set_up_page
 from planner.export.sheets.shadow import write_marginals, write_shadow_prices
 from planner.export.sheets.summary import write_summary
+from planner.export.sheets.tco import write_tco
 from planner.export.sheets.throughput import write_throughput
 from planner.export.sheets.work import write_assignment, write_utilisation
 from planner.results import Plan
@@ -53,6 +54,7 @@ SHEETS = (
     "Models",
     "Throughput inference",
     "Throughput training",
+    "TCO",
     "Fleet",
     "Purchases",
     "Rentals",
@@ -105,6 +107,7 @@ def build_workbook(
         ("Hardware", lambda: write_hardware(book, scenario)),
         ("Models", lambda: write_models(book, scenario)),
         ("Throughput", lambda: write_throughput(book, scenario, *tables)),
+        ("TCO", lambda: write_tco(book, scenario)),
         # the plan, each cost a formula of the inputs
         ("Purchases", lambda: write_purchases(book, plan)),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
