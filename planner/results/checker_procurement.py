@@ -92,12 +92,50 @@ def check_procurement(plan: Plan) -> tuple[list[str], dict[tuple[str, str], floa
         capacity = row.given_mw + row.pue * (built[key] + leased[key] / KW_PER_MW)
         if not _close(row.capacity_mw, capacity):
             out.append(f"{key}: capacity {row.capacity_mw} MW, recomputed {capacity}")
+    out += _limits(t, leased)
     power = t["power"].set_index(["period", "site"])["cap_mw"].to_dict()
     for row in t["datacenter_capacity"].itertuples(index=False):
         cap = power.get((row.period, row.site))
         if cap is not None and not _close(cap, row.capacity_mw):
             out.append(f"{row.period}: power cap at {row.site} {cap} ≠ capacity {row.capacity_mw}")
     return out, dict(amounts)
+
+
+def _limits(t: dict[str, pd.DataFrame], leased: dict[tuple, float]) -> list[str]:
+    """Grid MW per year, most blocks per site, most kW under lease, rental caps."""
+    out = []
+    capacity = t["datacenter_capacity"]
+    builds = t["datacenter_builds"]
+    pue = {r.site: r.pue for r in capacity.itertuples(index=False)}
+    year_of = dict(zip(capacity["period"], capacity["year"], strict=False))
+    powering_on: dict[tuple, float] = defaultdict(float)
+    blocks: dict[str, float] = defaultdict(float)
+    for row in builds.itertuples(index=False):
+        powering_on[(row.site, year_of[row.power_on_period])] += row.mw_it * pue[row.site]
+        blocks[row.site] += row.blocks
+    for row in capacity.itertuples(index=False):
+        grid = powering_on.get((row.site, row.year), 0.0)
+        if pd.notna(row.grid_mw_per_year) and grid > row.grid_mw_per_year * (1 + REL) + REL:
+            out.append(
+                f"{row.year}: {grid:.6g} MW power on at {row.site}, grid limit "
+                f"{row.grid_mw_per_year:.6g}"
+            )
+        if pd.notna(row.max_blocks) and blocks[row.site] > row.max_blocks + REL:
+            out.append(f"{blocks[row.site]} blocks built at {row.site}, at most {row.max_blocks}")
+        kw = leased.get((row.period, row.site), 0.0)
+        if pd.notna(row.lease_max_kw_it) and kw > row.lease_max_kw_it * (1 + REL) + REL:
+            out.append(f"{row.period}: {kw:.6g} kW leased at {row.site}, cap {row.lease_max_kw_it}")
+    rented: dict[tuple, float] = defaultdict(float)
+    cap: dict[tuple, float] = {}
+    for name, column in (("rentals", "max_units"), ("commitments", "rental_max_units")):
+        for row in t[name].itertuples(index=False):
+            rented[(row.period, row.hardware)] += row.units
+            if pd.notna(getattr(row, column)):
+                cap[(row.period, row.hardware)] = getattr(row, column)
+    for (period, h), limit in cap.items():
+        if rented[(period, h)] > limit * (1 + REL) + REL:
+            out.append(f"{period}: {rented[(period, h)]:.6g} {h} rented and committed, cap {limit}")
+    return out
 
 
 def rented_with_commitments(rentals: pd.DataFrame, plan: Plan) -> dict[tuple, float]:

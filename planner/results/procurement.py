@@ -34,6 +34,7 @@ COMMITMENT_COLUMNS = [
     "usd_per_unit_year",
     "length_years",
     "cost_usd",
+    "rental_max_units",
 ]
 BUILD_COLUMNS = [
     "site",
@@ -59,6 +60,9 @@ CAPACITY_COLUMNS = [
     "capacity_mw",
     "om_usd",
     "lease_usd",
+    "grid_mw_per_year",
+    "lease_max_kw_it",
+    "max_blocks",
 ]
 
 
@@ -85,6 +89,7 @@ def commitments_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                     "usd_per_unit_year": rate,
                     "length_years": d.period_length[t],
                     "cost_usd": units * rate * d.period_length[t],
+                    "rental_max_units": d.rent_max_units.get((h, t), float("nan")),
                 }
             )
     return frame(rows, COMMITMENT_COLUMNS)
@@ -131,7 +136,10 @@ def leases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
 
 
 def capacity_table(d: ModelData, sol: Solution) -> pd.DataFrame:
-    """Facility capacity of each building or leasing site per period, and what it costs."""
+    """Facility capacity of each building or leasing site per period, what it costs, and
+    its limits (grid MW per year, most kW under lease, most blocks; NaN: none)."""
+    nan = float("nan")
+    grid = {key: limit for key, (_, limit) in d.dc_grid_rows.items()}
     rows = []
     for s in d.dc_sites:
         for p in d.periods:
@@ -151,6 +159,9 @@ def capacity_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                     "capacity_mw": given + d.pue[s] * (built + kw / KW_PER_MW),
                     "om_usd": blocks * d.dc_om_usd_per_block_year.get(s, 0.0) * p.length_years,
                     "lease_usd": kw * d.dc_lease_usd_per_kw_year.get(s, 0.0) * p.length_years,
+                    "grid_mw_per_year": grid.get((s, p.year), nan),
+                    "lease_max_kw_it": d.dc_lease_max_kw.get((s, t), nan),
+                    "max_blocks": d.dc_max_blocks.get(s, nan),
                 }
             )
     return frame(rows, CAPACITY_COLUMNS)

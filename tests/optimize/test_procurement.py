@@ -6,6 +6,7 @@ the perf table, the arithmetic is redone here.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,37 @@ def test_lease_or_build_breaks_even_at_the_hand_computed_rent() -> None:
     lease_pv = 12 * kw * PV3 * break_even
     assert difference == pytest.approx(build - 0.97 * lease_pv, rel=1e-6)
     assert check_plan(cheaper) == [] and check_plan(dearer) == []
+
+
+def test_the_checker_catches_broken_procurement_tables(steady) -> None:
+    _, result = steady
+    tables = dict(result.tables)
+    committed = tables["commitments"].copy()
+    committed.loc[0, "rental_max_units"] = 1.0  # capped below the committed units
+    committed.loc[1, "units"] *= 2  # runs more in its second year than its first
+    broken = dataclasses.replace(result, tables={**tables, "commitments": committed})
+    problems = check_plan(broken)
+    assert any("rented and committed, cap 1.0" in p for p in problems)
+    assert any(p.startswith("2027 commitment: table") for p in problems)
+
+
+def test_the_checker_recomputes_built_capacity() -> None:
+    result = plan(load("datacenter_build"))
+    builds = result.tables["datacenter_builds"].copy()
+    builds["mw_it"] *= 2
+    broken = dataclasses.replace(result, tables={**result.tables, "datacenter_builds": builds})
+    problems = check_plan(broken)
+    assert any("capacity table built" in p for p in problems)
+
+
+def test_the_grid_limit_spreads_blocks_over_years() -> None:
+    result = plan(load("grid_limit"))
+    builds = result.tables["datacenter_builds"]
+    assert builds["power_on_period"].tolist() == ["2026", "2027"]
+    assert builds["blocks"].tolist() == [1.0, 1.0]  # 2 blocks (62.5 kW) > 40 kW a year
+    assert result.tables["purchases"]["units"].tolist() == [2.0, 1.0]
+    assert result.headline["datacenter_capex_usd"] == pytest.approx(2 * 11.7e6 * 0.025)
+    assert check_plan(result) == []
+    capacity = result.tables["datacenter_capacity"].assign(grid_mw_per_year=0.02)
+    broken = dataclasses.replace(result, tables={**result.tables, "datacenter_capacity": capacity})
+    assert any("grid limit" in p for p in check_plan(broken))
