@@ -94,4 +94,7 @@ def tco(hardware_id: str, site_name: str | None, scenario_file: Path | None, fmt
         for k, v in values.items()
         if k in LINES
     ]
-    print_frame(pd.DataFrame(rows), fmt, title=f"{hardware_id}: USD per accelerator-hour")
+    title = f"{hardware_id}: USD per accelerator-hour"
+    if not result.purchasable:
+        title += " (cloud-only: owned tiers use the catalog's imputed price)"
+    print_frame(pd.DataFrame(rows), fmt, title=title)
