@@ -167,6 +167,12 @@ def test_a_tpu_only_vendor_plan_rents() -> None:
     (offer,) = scenario.rental  # implied by the catalog: on demand, 1y and 3y terms
     assert (offer.hardware, offer.usd_per_accelerator_hour) == ("tpu-v6e-pod256", 2.70)
     assert [c.term_years for c in offer.commitments] == [1, 3]
+    from planner.economics import price_inference_table
+    from planner.pipeline import throughput
+
+    quoted = price_inference_table(scenario, throughput(scenario)[0], 2026)
+    tpu = quoted[quoted["hardware"] == "tpu-v6e-pod256"]
+    assert tpu["usd_per_accelerator_hour"].tolist() == [2.70]  # quoted as rented, not bought
     google = plan(load(vendor_document(scenario, "Google")))
     assert google.tables["purchases"].empty
     rented = google.tables["rentals"]["units"].sum() + google.tables["commitments"]["units"].sum()

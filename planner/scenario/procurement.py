@@ -95,6 +95,15 @@ class DatacenterLease(_Section):
     """Most kW that can be under lease at once; absent = unlimited."""
 
 
+def rent_only(max_units_per_year: float | dict[int, float] | None) -> bool:
+    """True when a hardware choice's supply cap allows no purchase (0 in every year it
+    gives; cloud-only systems get that from the offers catalog)."""
+    cap = max_units_per_year
+    if cap is None:
+        return False
+    return all(v == 0 for v in cap.values()) if isinstance(cap, dict) else cap == 0
+
+
 def complete_procurement(data: Any) -> Any:
     """A scenario document with the procurement facts the catalog implies made explicit.
 

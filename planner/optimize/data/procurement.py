@@ -24,6 +24,7 @@ from planner.economics import rent_usd_per_unit_year, residual_fraction
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.scenario.periods import Period, PeriodLabel, level_at, periods_alive, rate_at
+from planner.scenario.procurement import rent_only as max_units_rent_only
 from planner.scenario.schema import HardwareChoice, Site
 from planner.units import KW_PER_MW
 
@@ -72,12 +73,9 @@ def pays_for_capacity(site: Site) -> bool:
 
 
 def rent_only(choice: HardwareChoice) -> bool:
-    """True when the scenario allows no purchase of ``choice`` (``max_units_per_year: 0``
-    in every year it gives; cloud-only systems get that from the offers catalog)."""
-    cap = choice.max_units_per_year
-    if cap is None:
-        return False
-    return all(v == 0 for v in cap.values()) if isinstance(cap, dict) else cap == 0
+    """True when the scenario allows no purchase of ``choice`` (see
+    :func:`planner.scenario.procurement.rent_only`)."""
+    return max_units_rent_only(choice.max_units_per_year)
 
 
 def _alive(ctx: Context, first: int, years: float) -> tuple[PeriodLabel, ...]:
