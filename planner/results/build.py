@@ -91,7 +91,7 @@ def build_plan(
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
-    if procurement:  # capex above is the fleet's; the datacenter's is its own figure
+    if d.dc_build_index:  # capex above is the fleet's; the datacenter's is its own figure
         figures["datacenter_capex_usd"] = float(procurement["datacenter_builds"]["capex_usd"].sum())
     parameters = {
         "periods_per_year": d.periods_per_year,
