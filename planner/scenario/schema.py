@@ -349,15 +349,15 @@ class InferenceWorkload(_Section):
         given = [name for name, value in split.items() if value is not None]
         if self.price_usd_per_mtok is not None and given:
             raise ValueError(
-                f"price_usd_per_mtok (blended) and {', '.join(given)} (split) are both "
-                "given; keep one form"
+                "one price form: price_usd_per_mtok (blended) or the split prices, not "
+                f"both (found both with {', '.join(given)}); delete one of them"
             )
         pair = (self.price_input_usd_per_mtok, self.price_output_usd_per_mtok)
         if given and None in pair:
             raise ValueError(
-                "split prices need both price_input_usd_per_mtok and "
-                "price_output_usd_per_mtok (price_cached_input_usd_per_mtok is optional); "
-                "or give one blended price_usd_per_mtok"
+                "split prices with both price_input_usd_per_mtok and "
+                "price_output_usd_per_mtok (price_cached_input_usd_per_mtok is optional), "
+                "or one blended price_usd_per_mtok"
             )
         return self
 
