@@ -153,3 +153,17 @@ def investment_figures(
         if priced
         else None,
     }
+
+
+def workload_summary(by_workload: pd.DataFrame) -> pd.DataFrame:
+    """``investment_by_workload`` summed over the horizon, per workload, with its
+    average price, cost and unit margin per served Mtok."""
+    if by_workload.empty:
+        return frame([], [c for c in BY_WORKLOAD_COLUMNS if c != "year"])
+    sums = ["served_mtok", "revenue_usd", "cost_usd", "margin_usd"]
+    out = by_workload.groupby("workload", as_index=False, sort=False)[sums].sum()
+    served = out["served_mtok"].where(out["served_mtok"] > 0)
+    out["revenue_usd_per_mtok"] = out["revenue_usd"] / served
+    out["cost_usd_per_mtok"] = out["cost_usd"] / served
+    out["unit_margin_usd_per_mtok"] = out["revenue_usd_per_mtok"] - out["cost_usd_per_mtok"]
+    return out
