@@ -39,10 +39,16 @@ def print_investment(plan: Plan) -> None:
     irr = h.get("irr")
     payback = h.get("payback_year")
     wacc = plan.parameters.get("wacc", float("nan"))
+    never_negative = bool((plan.tables["investment"]["cash_flow_usd"] >= 0).all())
+    why = "no year's cash flow is negative: nothing to return" if never_negative else None
     out.print(
         f"revenue ${h['revenue_usd']:,.0f} (PV ${h['revenue_usd_pv']:,.0f}); NPV of profit "
         f"${h['npv_profit_usd']:,.0f} (PV of revenue − NPV cost, wacc {wacc:g}); IRR "
-        + ("n/a (cash flows change sign other than once)" if irr is None else f"{irr:.1%}")
+        + (
+            f"n/a ({why or 'the cash flows do not change sign exactly once'})"
+            if irr is None
+            else f"{irr:.1%}"
+        )
         + "; payback "
         + ("not inside the horizon" if payback is None else str(payback))
         + f"; lost revenue on unmet priced work ${h['lost_revenue_usd']:,.0f}"
