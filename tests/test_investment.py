@@ -60,10 +60,13 @@ def test_irr_and_payback_of_the_hand_flows() -> None:
     assert rate == pytest.approx(cubic_irr(), abs=1e-8)
     assert rate == pytest.approx(1.0121559, abs=1e-6)
     assert stream_npv(rate, flows) == pytest.approx(0.0, abs=1e-3)
-    cumulative = {2026: -509_318.56, 2027: 101_362.88, 2028: 712_044.32}
+    cumulative = [(2026, -509_318.56), (2027, 101_362.88), (2028, 712_044.32)]
     assert payback_year(cumulative) == 2027
-    assert payback_year({2026: -1.0, 2027: 2.0, 2028: -1.0}) is None  # ends below zero
-    assert payback_year({2026: -1.0, 2027: 2.0, 2028: -0.5, 2029: 3.0}) == 2029
+    assert payback_year([(2026, -1.0), (2027, 2.0), (2028, -1.0)]) is None  # ends below zero
+    assert payback_year([(2026, -1.0), (2027, 2.0), (2028, -0.5), (2029, 3.0)]) == 2029
+    # quarters: the dip in 2027's second quarter puts the payback in 2027, not 2026
+    quarters = [(2026, -1.0), (2026, 0.5), (2027, -0.1), (2027, 0.2), (2028, 1.0)]
+    assert payback_year(quarters) == 2027
     assert irr({0.0: 100.0, 1.0: 50.0}) is None  # never negative: no rate makes NPV zero
 
 

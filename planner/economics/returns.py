@@ -8,7 +8,7 @@ its revenue minus its NPV cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from planner.economics.discounting import discount_factor
 
@@ -47,18 +47,18 @@ def irr(flows: Mapping[float, float]) -> float | None:
     return (low + high) / 2
 
 
-def payback_year(cumulative_by_year: Mapping[int, float]) -> int | None:
-    """First year from which cumulative cash stays at or above zero to the horizon end.
+def payback_year(cumulative: Sequence[tuple[int, float]]) -> int | None:
+    """Year of the first period from which cumulative cash stays at or above zero to the
+    horizon end.
 
-    ``cumulative_by_year``: cumulative cash at each year's end. None when it ends below
-    zero (the plan does not pay back inside the horizon).
+    ``cumulative``: (year, cumulative cash at the period's end), one per period in time
+    order. None when it ends below zero (no payback inside the horizon).
     """
-    years = sorted(cumulative_by_year)
-    if not years or cumulative_by_year[years[-1]] < 0:
+    if not cumulative or cumulative[-1][1] < 0:
         return None
-    year = years[-1]
-    for y in reversed(years):
-        if cumulative_by_year[y] < 0:
+    year = cumulative[-1][0]
+    for y, cash in reversed(cumulative):
+        if cash < 0:
             break
         year = y
     return year

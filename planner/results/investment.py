@@ -15,7 +15,8 @@ so a spreadsheet can redo it. Two tables and a few headline figures:
 * headline: ``revenue_usd``, ``revenue_usd_pv``, ``lost_revenue_usd``,
   ``lost_revenue_usd_pv``, ``npv_profit_usd`` = PV of revenue − NPV cost, ``irr``
   (None when the cash flows do not change sign once), ``payback_year`` (None: not
-  inside the horizon), ``priced_work`` (False: no price given, the figures are cost only).
+  inside the horizon; read period by period, so a sub-year dip counts),
+  ``priced_work`` (False: no price given, the figures are cost only).
 """
 
 from __future__ import annotations
@@ -106,6 +107,22 @@ def profit_stream(
     return flows
 
 
+def cumulative_by_period(
+    revenue: pd.DataFrame, costs: pd.DataFrame, periods: pd.DataFrame
+) -> list[tuple[int, float]]:
+    """(year, cumulative cash at the period's end) per period in time order: revenue less
+    capex and operating costs, the residual excluded (it is not cash)."""
+    cash = costs[costs["category"].isin(("capex", *OPERATING_CATEGORIES))]
+    spent = cash.groupby("period")["usd"].sum()
+    earned = revenue.groupby("period")["revenue_usd"].sum()
+    out = []
+    total = 0.0
+    for period, year in zip(periods["period"], periods["year"], strict=True):
+        total += float(earned.get(period, 0.0)) - float(spent.get(period, 0.0))
+        out.append((int(year), total))
+    return out
+
+
 def by_workload_table(revenue: pd.DataFrame, usd_per_mtok: pd.DataFrame) -> pd.DataFrame:
     """Each priced workload's yearly revenue, attributed cost and margins, USD."""
     inference = revenue[revenue["kind"] == "inference"]
@@ -136,11 +153,10 @@ def investment_figures(
 ) -> dict[str, float | int | bool | None]:
     """The headline's investment figures (see the module docstring)."""
     revenue = tables["revenue"]
-    investment = tables["investment"]
     revenue_pv = float(revenue["revenue_usd_pv"].sum())
     flows = profit_stream(revenue, tables["costs"], tables["periods"])
+    cumulative = cumulative_by_period(revenue, tables["costs"], tables["periods"])
     priced = not revenue.empty
-    cumulative = dict(zip(investment["year"], investment["cumulative_cash_usd"], strict=True))
     return {
         "priced_work": priced,
         "revenue_usd": float(revenue["revenue_usd"].sum()),
@@ -149,9 +165,7 @@ def investment_figures(
         "lost_revenue_usd_pv": float(revenue["lost_revenue_usd_pv"].sum()),
         "npv_profit_usd": revenue_pv - npv_cost_usd,
         "irr": irr(flows) if priced else None,
-        "payback_year": payback_year({int(y): float(c) for y, c in cumulative.items()})
-        if priced
-        else None,
+        "payback_year": payback_year(cumulative) if priced else None,
     }
 
 
