@@ -53,6 +53,7 @@ from planner.optimize import (
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
 from planner.optimize.profit import (
     MustServeFirst,
+    PricedAtRevenue,
     ProfitWithServiceHeld,
     has_must_serve,
     must_serve_scale,
@@ -271,9 +272,14 @@ def service_headline(service: SolveResult, cost: SolveResult, scale: float) -> d
 def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
     """Duals of the LP relaxation (purchases and cluster choices continuous) of the
     single objective NPV cost + penalties: the shadow prices. Where demand is left
-    unmet they are set by the penalty, and the Plan's table says so."""
+    unmet they are set by the penalty, and the Plan's table says so. Under
+    ``max_profit`` priced work's slacks carry its revenue instead of the penalty
+    (:class:`planner.optimize.profit.PricedAtRevenue`)."""
     relaxed = replace(data, relax=True)
-    result, _, _ = build_and_solve(relaxed, replace(options, mip_gap=None), DUAL_ROWS)
+    priced = PricedAtRevenue() if data.objective == "max_profit" else None
+    result, _, _ = build_and_solve(
+        relaxed, replace(options, mip_gap=None), DUAL_ROWS, extend=priced
+    )
     if result.status != SolveStatus.OPTIMAL:
         log.warning("LP relaxation ended %s: no shadow prices", result.status.value)
         return None

@@ -31,6 +31,7 @@ from planner.optimize.objective import (
     SERVICE_TOLERANCE,
     _terms,
     npv_cost,
+    present_value_coefficients,
     service_coefficients,
 )
 from planner.units import DAYS_PER_YEAR, USD_SCALE
@@ -150,3 +151,21 @@ def objective_headline(d: ModelData, service: Any) -> dict[str, Any]:
         "weighted_unserved_share": share,
         "must_serve_work": has_must_serve(d),
     }
+
+
+@dataclass(frozen=True)
+class PricedAtRevenue:
+    """The LP relaxation's objective under ``max_profit`` (for its shadow prices): NPV
+    cost + revenue forgone on priced work + the penalties on must-serve work only
+    (which has no price). A build hook: deactivates ``cost``."""
+
+    def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
+        weights = must_serve_coefficients(data)
+        penalty = {
+            name: {k: c / USD_SCALE for k, c in by_key.items() if k in weights[name]}
+            for name, by_key in present_value_coefficients(data).items()
+            if name in weights
+        }
+        model.cost.deactivate()
+        expr = cost_and_lost_revenue(model, data) + linear(_terms(data, model, penalty))
+        model.priced = pyo.Objective(expr=expr, sense=pyo.minimize)
