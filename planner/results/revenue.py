@@ -94,3 +94,29 @@ def revenue_table(d: ModelData, served: pd.DataFrame, training: pd.DataFrame) ->
             }
         )
     return frame(rows, REVENUE_COLUMNS)
+
+
+def profit_reason(
+    d: ModelData, tables: dict[str, pd.DataFrame], work: str, period: str
+) -> str | None:
+    """Why priced work is left unmet under ``objective: max_profit`` (None: it is not
+    priced, is must-serve, or the objective is min_cost): the plan chose not to serve it
+    at its price, or a limit held it back; the sentence names the price and what the
+    shortfall forgoes, both from the revenue table."""
+    if d.objective != "max_profit":
+        return None
+    revenue = tables["revenue"]
+    rows = revenue[(revenue["work"] == work) & (revenue["period"] == period)]
+    if rows.empty or bool(rows["must_serve"].iloc[0]):
+        return None
+    row = rows.iloc[0]
+    price = (
+        f"${row['revenue_usd_per_mtok']:,.4g} per output Mtok"
+        if row["kind"] == "inference"
+        else f"a value of ${row['value_usd']:,.0f}"
+    )
+    return (
+        f"objective: max_profit serves priced work only where it pays: at {price}, serving "
+        f"more of {work} would cost more than it earns, or a limit holds it back "
+        f"(revenue forgone ${row['lost_revenue_usd']:,.0f})."
+    )

@@ -54,6 +54,9 @@ def test_an_unprofitable_workload_is_dropped() -> None:
     assert result.headline["objective_usd"] == pytest.approx(MTOK_PER_YEAR * 0.05, rel=1e-6)
     assert result.tables["served"]["unmet_share"].tolist() == pytest.approx([1.0])
     assert check_plan(result) == []
+    (sentence,) = [s for s in result.diagnosis if "chat demand left unmet" in s]
+    assert "max_profit serves priced work only where it pays: at $0.05 per output Mtok" in sentence
+    assert "min_cost" not in sentence
 
 
 def test_a_profitable_workload_is_served_in_full() -> None:
@@ -107,6 +110,7 @@ def test_a_run_worth_less_than_its_cost_is_not_done_unless_it_must_finish() -> N
     assert dropped.tables["purchases"].empty
     assert dropped.tables["training"]["completion"].tolist() == pytest.approx([0.0], abs=1e-9)
     assert dropped.headline["lost_revenue_usd"] == pytest.approx(1000.0, rel=1e-9)
+    assert any("at a value of $1,000" in s for s in dropped.diagnosis), dropped.diagnosis
     assert check_plan(dropped) == []
     must = cheap.model_copy(update={"must_finish": True})
     done = plan(scenario.model_copy(update={"objective": "max_profit", "training": [must]}))
