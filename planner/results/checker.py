@@ -25,6 +25,7 @@ from planner.economics import (
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.costs import COST_CATEGORIES
 from planner.results.plan import Plan
+from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5
@@ -60,6 +61,7 @@ def check_plan(plan: Plan) -> list[str]:
     problems, procurement = check_procurement(plan)
     out += problems
     out += _check_costs(plan, procurement)
+    out += check_revenue(plan)
     return out
 
 
@@ -284,6 +286,8 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
             if not _close(row.usd, mine, scale) or not _close(row.usd_pv, pv, scale):
                 out.append(f"{period} {category}: table {row.usd:.6g} USD, recomputed {mine:.6g}")
     objective = plan.headline.get("objective_usd")
+    if plan.headline.get("objective") == "max_profit":
+        total_pv += objective_lost_revenue_pv(plan)
     if objective is not None and not _close(objective, total_pv, scale):
         out.append(f"objective {objective:.9g} USD ≠ recomputed present value {total_pv:.9g}")
     return out
