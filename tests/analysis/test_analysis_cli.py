@@ -131,3 +131,27 @@ def test_workbook_text_is_never_a_formula(run_cli, tmp_path: Path) -> None:
     assert code == 0, err
     cell = load_workbook(tmp_path / "h.xlsx")["Summary"]["B3"]
     assert cell.value == "=1+1" and cell.data_type == "s" and cell.quotePrefix
+
+
+def test_a_sweep_whose_only_input_is_shadowed_warns_and_strict_refuses(
+    run_cli, tmp_path: Path
+) -> None:
+    """baseline's Texas site sets its own electricity price: the finance default is inert."""
+    baseline = str(Path(__file__).resolve().parents[2] / "scenarios" / "baseline.yaml")
+    args = ["sweep", baseline, "--vary", "finance.electricity_usd_per_kwh=0.05,0.09"]
+    code, out, err = run_cli(*args, "--strict", *_outputs(tmp_path, "inert"))
+    assert code == 2 and out == ""
+    assert "finance.electricity_usd_per_kwh" in err and "every site sets its own" in err
+    assert "sites[texas].electricity_usd_per_kwh" in err
+    assert not (tmp_path / "inert.jsonl").exists()  # refused before any run
+    tiny = tmp_path / "shadowed.yaml"
+    tiny.write_text(
+        (HAND / "power_switch.yaml")
+        .read_text()
+        .replace("power_cap_mw: 0.1}", "power_cap_mw: 0.1, electricity_usd_per_kwh: 0.05}")
+    )
+    args = ["sweep", str(tiny), "--vary", "finance.electricity_usd_per_kwh=0.05,0.09"]
+    code, out, err = run_cli(*args, "--workers", "0", *_outputs(tmp_path, "warned"))
+    assert code == 0, err
+    assert "warning: finance.electricity_usd_per_kwh has no effect" in err
+    assert "within solver tolerance of the base" in err  # and every run says so
