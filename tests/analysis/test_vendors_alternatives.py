@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 from analysis_helpers import EXACT, SHIPPED
 
-from planner.analysis.alternatives import alternatives, alternatives_analysis
+from planner.analysis.alternatives import (
+    Alternative,
+    alternatives,
+    alternatives_analysis,
+    choices_table,
+)
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.tasks import SOLVED, SolveSettings
 from planner.analysis.vendors import not_sold, vendor_table, vendor_tasks
@@ -143,7 +150,47 @@ def test_alternatives_stay_within_the_slack_and_pass_the_checker(
         assert len(found) >= 2 and mixes[1] != mixes[0]  # a genuinely different fleet
     analysis = alternatives_analysis(scenario, found, slack=slack, count=3)
     verdicts = set(analysis.frames["Choices"]["verdict"])
-    assert verdicts <= {"forced", "taste", "never"}
+    assert verdicts <= {"forced", "choice", "minor", "existing only"}
+    assert "slack above the optimum by design" in analysis.notes[0]
+
+
+def _fake(purchases: dict[str, float], rented: dict[str, float]) -> Alternative:
+    """A plan with these units bought and rented (one accelerator per unit) and an
+    existing fleet of 8 h100 accelerators."""
+    tables = {
+        "purchases": pd.DataFrame({"hardware": list(purchases), "units": list(purchases.values())}),
+        "rentals": pd.DataFrame({"hardware": list(rented), "units": list(rented.values())}),
+        "fleet": pd.DataFrame(
+            {
+                "period": ["2026"],
+                "hardware": ["h100-hgx"],
+                "origin": ["existing"],
+                "accelerators": [8.0],
+            }
+        ),
+    }
+    acc = {"b200-hgx": 1, "mi300x-oam8": 1, "h100-hgx": 1}
+    plan = SimpleNamespace(tables=tables, parameters={"accelerators_per_unit": acc})
+    return Alternative(0, plan, [])  # type: ignore[arg-type]
+
+
+def test_choices_need_a_material_share_and_show_the_existing_fleet() -> None:
+    """Optimum: 100 b200 and 1.6 rented h100 (1.6% of additions: minor, not forced);
+    alternative: 50 b200 and 50 mi300x. b200 is material in both (forced), mi300x in
+    one (a choice); the existing 8 h100 accelerators stand beside, not as a choice."""
+    found = [
+        _fake({"b200-hgx": 100.0}, {"h100-hgx": 1.6}),
+        _fake({"b200-hgx": 50.0, "mi300x-oam8": 50.0}, {}),
+    ]
+    table = choices_table(found).set_index("hardware")
+    assert table["verdict"].to_dict() == {
+        "b200-hgx": "forced",
+        "h100-hgx": "minor",
+        "mi300x-oam8": "choice",
+    }
+    assert table.loc["h100-hgx", "existing_accelerators"] == 8.0
+    assert table.loc["h100-hgx", "max_share_of_additions"] == pytest.approx(1.6 / 101.6)
+    assert table.loc["mi300x-oam8", "plans_material"] == 1
 
 
 def test_alternatives_of_the_baseline() -> None:
