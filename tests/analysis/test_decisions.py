@@ -4,6 +4,7 @@ intervals, drivers, purchases by year, and warnings about inert varied inputs.""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -156,3 +157,21 @@ def test_a_shadowed_or_unreachable_varied_input_is_named() -> None:
     assert "does not change the plan" in penalties[0].message
     switch = load_scenario(HAND / "power_switch.yaml")  # its site leaves the price to finance
     assert inert_inputs(switch, [parse_vary("finance.electricity_usd_per_kwh=0.05")]) == []
+
+
+def test_the_readme_spec_and_help_examples_vary_only_inputs_that_reach_baseline(
+    tmp_path: Path,
+) -> None:
+    """The README's spec and the help texts' examples must not vary a shadowed input."""
+    from planner.analysis.params import read_spec
+    from planner.cli import analysis_cmds
+
+    readme = (SHIPPED.parent / "README.md").read_text()
+    block = readme.split("A spec file (`--spec`)", 1)[1].split("```yaml", 1)[1].split("```")[0]
+    (tmp_path / "spec.yaml").write_text(block)
+    spec = read_spec(tmp_path / "spec.yaml")
+    baseline = load_scenario(SHIPPED / "baseline.yaml")
+    assert inert_inputs(baseline, spec.parameters) == []
+    helps = " ".join(c.help or "" for c in (analysis_cmds.sweep, analysis_cmds.montecarlo))
+    assert "finance.electricity_usd_per_kwh" not in helps
+    assert "finance.electricity_usd_per_kwh" not in readme.split("```bash", 2)[1]
