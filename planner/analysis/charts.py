@@ -21,6 +21,8 @@ from planner.export import cells
 CHART_WIDTH_CM = 24
 CHART_HEIGHT_CM = 13
 """One chart fills a landscape A4 or Letter page at most."""
+CHART_ROWS = 27
+"""Worksheet rows one chart covers (13 cm at the default row height), plus a gap."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class ChartSpec:
     """A column drawn as a dashed limit line (the power cap on a power fan)."""
     x_column: str = "value_vs_base"
     y_column: str = "npv_cost_change_usd"
+    y_format: str | None = None
+    """The value axis's number format (default: by ``y_title``: USD in $K/$M/$B)."""
 
 
 def _axis_format(chart: BarChart | LineChart | ScatterChart, y_title: str) -> None:
@@ -63,7 +67,6 @@ def _columns(ws: Worksheet) -> list[str]:
 
 def _spider(ws: Worksheet, spec: ChartSpec) -> ScatterChart:
     chart = ScatterChart()
-    chart.style = 13
     header = _columns(ws)
     x_col, y_col = header.index(spec.x_column) + 1, header.index(spec.y_column) + 1
     groups: dict[str, list[int]] = {}
@@ -128,11 +131,14 @@ def draw_chart(wb: Workbook, spec: ChartSpec) -> None:
     chart.title = spec.title
     chart.y_axis.title = spec.y_title
     _axis_format(chart, spec.y_title)
+    if spec.y_format:
+        chart.y_axis.number_format = spec.y_format
     if spec.x_title:
         chart.x_axis.title = spec.x_title
     chart.height, chart.width = CHART_HEIGHT_CM, CHART_WIDTH_CM
     chart.legend.position = "b"
-    ws.add_chart(chart, f"{get_column_letter(cols + 2)}2")
+    row = 2 + CHART_ROWS * len(ws._charts)  # charts of one sheet stacked, never overlapping
+    ws.add_chart(chart, f"{get_column_letter(cols + 2)}{row}")
 
 
 def fit_to_page(ws: Worksheet) -> None:

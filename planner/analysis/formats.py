@@ -9,24 +9,44 @@ decimal; units as whole numbers; tokens and FLOP in scientific notation. A varie
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 from planner.export import cells
 from planner.scenario import paths
 from planner.scenario.variants import path_meta
 
 MULTIPLIER = '0.00"×"'
+
+
+def usd_change_format(values: Iterable[float]) -> str:
+    """A signed money format for changes, in the one unit ($K, $M or $B) that suits the
+    largest of ``values``: ``+$1.25M`` / ``-$0.40M`` (a spreadsheet format has only two
+    conditional sections, so the unit is chosen here, not per cell)."""
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    top = max(finite, default=0.0)
+    scale, unit = (",,,", "B") if top >= 1e9 else (",,", "M") if top >= 1e6 else (",", "K")
+    body = f'$#,##0.00{scale}"{unit}"'
+    return f"+{body};-{body};$0"
+
+
 MW = "#,##0.0"
 
 
 def _by_unit(unit: str) -> str | None:
     text = unit.lower()
-    if text.startswith("usd/") or text.startswith("usd per"):
-        return cells.USD_PRECISE
-    if text in ("share", "fraction") or "share" in text:
-        return cells.PCT
+    if text in ("usd/kwh", "usd per accelerator-hour"):
+        return cells.USD_PRECISE  # small prices: cents and fractions of a cent
+    if text.startswith("usd per million"):
+        return cells.USD_PER_MTOK
     if text.startswith("usd"):
         return cells.USD
+    if text.startswith("share"):
+        return cells.PCT
     if text.startswith("mw"):
         return MW
+    if "token" in text or text == "flop":
+        return cells.SCIENTIFIC
     return None
 
 
@@ -62,6 +82,8 @@ def number_format(column: str) -> str:
         return cells.GENERAL
     if name == "value_vs_base":
         return MULTIPLIER
+    if name.endswith("change_usd") or name.endswith("vs_base_usd"):
+        return usd_change_format([])
     if "usd" in name or name.endswith("regret"):
         return cells.USD_SCALED
     if "mw" in name.split("_") or name.startswith("mw."):

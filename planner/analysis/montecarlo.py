@@ -25,10 +25,12 @@ import numpy as np
 import pandas as pd
 
 from planner.analysis.decisions import first_year_plans, purchases_by_year
+from planner.analysis.formats import MW
 from planner.analysis.mcstats import bootstrap_ci, convergence, drivers
 from planner.analysis.params import Parameter, sample
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import SOLVED, Row, SolveSettings, Task
+from planner.export import cells
 from planner.scenario.schema import Scenario
 from planner.scenario.series import value_at
 from planner.scenario.variants import Change, prepare
@@ -206,6 +208,10 @@ def montecarlo_analysis(
         "Capex fan": by_year(runs, "capex_usd").rename(columns=_HUMAN),
         "MW fan": power_fan(runs, scenario).rename(columns=_HUMAN),
     }
+    for name, fmt in (("Capex fan", cells.USD_SCALED), ("MW fan", MW)):
+        fans[name].attrs["formats"] = {c: fmt for c in fans[name].columns if c != "year"}
+    trend = convergence(solved, "npv_cost_usd")
+    trend.attrs["formats"] = {c: cells.USD_SCALED for c in trend.columns if c != "samples"}
     frames = {
         "Statistics": statistics(runs, seed),
         "Purchases by year": purchases_by_year(rows),
@@ -214,7 +220,7 @@ def montecarlo_analysis(
         "Buy frequency": buy_frequency(rows),
         "Binding frequency": binding_frequency(rows),
         **fans,
-        "Convergence": convergence(solved, "npv_cost_usd"),
+        "Convergence": trend,
         "NPV cost histogram": histogram(
             solved["npv_cost_usd"].astype(float).tolist() if len(solved) else []
         ),

@@ -160,7 +160,10 @@ def _write_frame(ws: Worksheet, frame: pd.DataFrame, name: str) -> None:
             cell = ws.cell(row=i, column=j)
             cells.write_value(cell, value.item() if hasattr(value, "item") else value)
             if isinstance(value, float | int) and not isinstance(value, bool):
-                cell.number_format = number_format(str(frame.columns[j - 1]))
+                column = str(frame.columns[j - 1])
+                cell.number_format = frame.attrs.get("formats", {}).get(column) or number_format(
+                    column
+                )
     if len(frame.columns):
         cells.style_header_row(ws, 1, len(frame.columns))
         last = f"{get_column_letter(len(frame.columns))}{max(len(frame) + 1, 2)}"

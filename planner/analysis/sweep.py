@@ -27,6 +27,7 @@ from planner.analysis.figures import (
     value,
     within_tolerance,
 )
+from planner.analysis.formats import usd_change_format
 from planner.analysis.params import Parameter
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import Row, SolveSettings, Task
@@ -140,6 +141,7 @@ def tornado(
             "base_value": base.get(p.path) if not p.multiplier else 1.0,
             "low_value": low,
             "high_value": high,
+            "values_tested": ", ".join(f"{v:g}" for v in sorted(p.values)),
             "npv_cost_base_usd": cost_base,
             "npv_cost_at_low_usd": costs[low],
             "npv_cost_at_high_usd": costs[high],
@@ -175,13 +177,17 @@ def tornado(
 def spider(
     rows: Sequence[Row], parameters: Sequence[Parameter], base: dict[str, float | None]
 ) -> pd.DataFrame:
-    """Every tested value of every parameter: its value relative to the base, the real
-    cost's change from the base run, the unmet share, and the tolerance note."""
+    """Every tested value of every parameter, and the base value (the base run): its
+    value relative to the base, the real cost's change from the base run, the unmet
+    share, and the tolerance note."""
     base_row = next((r for r in rows if r["task_id"] == 0), None)
     cost_base = value(base_row, METRIC)
     records = []
     for p, mine in _runs_by_value(rows, parameters, base):
         at = base.get(p.path)
+        at_base = 1.0 if p.multiplier else at
+        if at_base is not None and at_base not in mine:
+            mine = {**mine, at_base: base_row}  # every line passes through the base run
         for v, r in sorted(mine.items()):
             relative = v if p.multiplier else (v / at if at else math.nan)
             change = value(r, METRIC) - cost_base
@@ -244,26 +250,42 @@ def sweep_analysis(
         table = tornado(rows, parameters, base)
         frames["Tornado"] = table
         if len(table):
-            frames["Tornado chart data"] = tornado_chart_frame(table)
+            bars = tornado_chart_frame(table)
+            frames["Tornado chart data"] = bars
             charts.append(
                 ChartSpec(
                     kind="tornado",
                     sheet="Tornado chart data",
                     title="NPV cost change from base at each input's lowest and highest value",
-                    y_title="USD",
+                    y_title="change in USD",
+                    y_format=bars.attrs["formats"]["at lowest value"],
                 )
             )
-            frames["Spider"] = spider(rows, parameters, base)
+            points = spider(rows, parameters, base)
+            change = usd_change_format(points["npv_cost_change_usd"])
+            points.attrs["formats"] = {"npv_cost_change_usd": change}
+            frames["Spider"] = points
             charts.append(
                 ChartSpec(
                     kind="spider",
                     sheet="Spider",
                     title="NPV cost change from base across every tested value",
-                    y_title="USD",
+                    y_title="change in USD",
+                    y_format=change,
                     x_title="input value ÷ base value",
                 )
             )
-            keep = ["parameter", "low_value", "high_value", "npv_cost_at_low_usd"]
+            charts.append(
+                ChartSpec(
+                    kind="spider",
+                    sheet="Spider",
+                    title="Unmet share of inference demand across every tested value",
+                    y_title="share of demand",
+                    x_title="input value ÷ base value",
+                    y_column="unmet_inference_share",
+                )
+            )
+            keep = ["parameter", "values_tested", "npv_cost_at_low_usd"]
             keep += ["npv_cost_at_high_usd", "swing_usd", "swing_note", "unmet_share_max"]
             keep += ["changes_purchases", *(c for c in table.columns if c.endswith("_swing"))]
             display["Tornado"] = keep
@@ -303,11 +325,16 @@ def sweep_analysis(
 
 def tornado_chart_frame(table: pd.DataFrame) -> pd.DataFrame:
     """The tornado's bars, smallest swing first: a bar chart draws its first category at
-    the bottom, so the largest swing ends up on top."""
+    the bottom, so the largest swing ends up on top. A swing within solver tolerance
+    says so in its label."""
     ordered = table.iloc[::-1]
-    return pd.DataFrame(
+    names = [
+        f"{name} ({note})" if note else name
+        for name, note in zip(ordered["parameter"], ordered["swing_note"], strict=True)
+    ]
+    frame = pd.DataFrame(
         {
-            "input": ordered["parameter"].to_numpy(),
+            "input": names,
             "at lowest value": (
                 ordered["npv_cost_at_low_usd"] - ordered["npv_cost_base_usd"]
             ).to_numpy(),
@@ -316,3 +343,7 @@ def tornado_chart_frame(table: pd.DataFrame) -> pd.DataFrame:
             ).to_numpy(),
         }
     )
+    columns = ("at lowest value", "at highest value")
+    fmt = usd_change_format(frame[list(columns)].to_numpy().ravel())
+    frame.attrs["formats"] = {c: fmt for c in columns}
+    return frame

@@ -166,9 +166,10 @@ def vendors_analysis(
     table, notes = vendor_table(
         rows, share_caps=bool(scenario.vendor_share_max), cloud_only=not_sold(scenario)
     )
-    chart = pd.DataFrame(
-        {"vendor choice": table["vendor"], "NPV cost": table["npv_cost_usd"]}
-    ).dropna()
+    labels = [
+        f"{v} ({s})" if s else v for v, s in zip(table["vendor"], table["shortfall"], strict=True)
+    ]
+    chart = pd.DataFrame({"vendor choice": labels, "NPV cost": table["npv_cost_usd"]}).dropna()
     if scenario.vendor_share_max:
         notes.append(
             "the scenario caps vendor shares; only the all-vendors run obeys the caps, so it "

@@ -44,7 +44,7 @@ def test_sweep_json_workbook_and_table(run_cli, tmp_path: Path) -> None:
     book = load_workbook(tmp_path / "s.xlsx")
     sheets = ["Summary", "Tornado", "Tornado chart data", "Spider", "Runs", "Inputs"]
     assert book.sheetnames == sheets
-    assert len(book["Tornado chart data"]._charts) == 1 and len(book["Spider"]._charts) == 1
+    assert len(book["Tornado chart data"]._charts) == 1 and len(book["Spider"]._charts) == 2
     # the largest swing is the chart's last category, which a bar chart draws on top
     assert book["Tornado chart data"]["A3"].value == "inference[chat].tokens_per_day ×"
     assert book["Inputs"]["C2"].value == 0.1  # the base row is filled with base values

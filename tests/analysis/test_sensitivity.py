@@ -146,9 +146,10 @@ def test_differences_inside_the_cost_band_are_within_solver_tolerance() -> None:
     table = tornado(rows, parameters, base)
     assert table.loc[0, "swing_usd"] == 10e6 and table.loc[0, "swing_note"] == ""
     points = spider(rows, parameters, base)
-    assert list(points["note"]) == ["within solver tolerance", ""]
-    assert list(points["npv_cost_change_usd"]) == [-3e6, 7e6]
-    assert list(points["value_vs_base"]) == pytest.approx([0.8, 1.2])
+    # the base value (the base run) is a point of every line
+    assert list(points["note"]) == ["within solver tolerance", "within solver tolerance", ""]
+    assert list(points["npv_cost_change_usd"]) == [-3e6, 0.0, 7e6]
+    assert list(points["value_vs_base"]) == pytest.approx([0.8, 1.0, 1.2])
     narrow = [_row(0, 100e6, 5e6), _row(1, 97e6, 1e6), _row(2, 101e6, 1e6)]  # swing 4M
     assert tornado(narrow, parameters, base).loc[0, "swing_note"] == "within solver tolerance"
 
@@ -163,7 +164,7 @@ def test_a_non_binding_caps_sweep_marks_every_row_within_tolerance() -> None:
     analysis = sweep_analysis(scenario, parameters, rows, base, grid=False)
     runs = analysis.frames["Runs"]
     assert list(runs["vs_base_note"].iloc[1:]) == ["within solver tolerance"] * 3
-    assert list(analysis.frames["Spider"]["note"]) == ["within solver tolerance"] * 3
+    assert list(analysis.frames["Spider"]["note"]) == ["within solver tolerance"] * 4
     assert analysis.frames["Tornado"].loc[0, "swing_note"] == "within solver tolerance"
     assert any("within solver tolerance of the base" in n for n in analysis.notes)
 
