@@ -1,9 +1,9 @@
 """Native charts of the analysis workbook, drawn to be pasted into a memo.
 
 Money axes in $K/$M/$B, legends from human column names, the tornado's largest bar on
-top with its labels beside the axis (not over the bars), yearly quantities as straight
-steps with a marker per year, a dashed cap line on a power fan, and every sheet set to
-print landscape, fitted to one page wide.
+top with its labels beside the axis (not over the bars), yearly quantities as one level
+per year (bars, nothing interpolated between years), a dashed cap line on a power
+fan, and every sheet set to print landscape, fitted to one page wide.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ class ChartSpec:
 
     ``kind``: ``tornado`` (horizontal bars, first column the categories), ``columns``
     (vertical bars), ``stacked`` (stacked vertical bars), ``lines``, ``steps`` (yearly
-    quantities: straight segments, a marker per year) or ``spider`` (one line per value
+    quantities: a bar per year and series, never a line interpolated between years,
+    with ``cap_column`` as a dashed limit line) or ``spider`` (one line per value
     of the first column, x from ``x_column``, y from ``y_column``).
     """
 
@@ -86,21 +87,31 @@ def _spider(ws: Worksheet, spec: ChartSpec) -> ScatterChart:
 
 def _lines(ws: Worksheet, spec: ChartSpec, last: int, rows: int) -> LineChart:
     chart = LineChart()
-    header = _columns(ws)
-    cap = header.index(spec.cap_column) + 1 if spec.cap_column in header else None
     for col in range(2, last + 1):
-        if col == cap:
-            continue
-        data = Reference(ws, min_col=col, min_row=1, max_row=rows)
-        chart.add_data(data, titles_from_data=True)
-    if cap is not None:
-        chart.add_data(Reference(ws, min_col=cap, min_row=1, max_row=rows), titles_from_data=True)
-        line = chart.series[-1].graphicalProperties.line
-        line.dashStyle, line.solidFill, line.width = "dash", "C00000", 28575
+        chart.add_data(Reference(ws, min_col=col, min_row=1, max_row=rows), titles_from_data=True)
     for series in chart.series:
         series.smooth = False
-        if spec.kind == "steps":
-            series.marker.symbol = "circle"
+    return chart
+
+
+def _steps(ws: Worksheet, spec: ChartSpec, last: int, rows: int) -> BarChart:
+    """Yearly quantities as bars (one level per year, nothing drawn between years), with
+    the ``cap_column`` as a dashed line over them on the same axis."""
+    header = _columns(ws)
+    cap = header.index(spec.cap_column) + 1 if spec.cap_column in header else None
+    chart = BarChart()
+    chart.type, chart.grouping, chart.gapWidth = "col", "clustered", 60
+    for col in range(2, last + 1):
+        if col != cap:
+            data = Reference(ws, min_col=col, min_row=1, max_row=rows)
+            chart.add_data(data, titles_from_data=True)
+    if cap is not None:
+        line = LineChart()
+        line.add_data(Reference(ws, min_col=cap, min_row=1, max_row=rows), titles_from_data=True)
+        stroke = line.series[0].graphicalProperties.line
+        stroke.dashStyle, stroke.solidFill, stroke.width = "dash", "C00000", 28575
+        line.series[0].smooth = False
+        chart += line
     return chart
 
 
@@ -114,8 +125,10 @@ def draw_chart(wb: Workbook, spec: ChartSpec) -> None:
     chart: BarChart | LineChart | ScatterChart
     if spec.kind == "spider":
         chart = _spider(ws, spec)
-    elif spec.kind in ("lines", "steps"):
+    elif spec.kind == "lines":
         chart = _lines(ws, spec, cols, rows)
+    elif spec.kind == "steps":
+        chart = _steps(ws, spec, cols, rows)
     else:
         chart = BarChart()
         chart.type = "bar" if spec.kind == "tornado" else "col"

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -189,7 +190,9 @@ def _summary(wb: Workbook, analysis: Analysis) -> None:
     for i, (key, value) in enumerate(lines, start=2):
         cells.write_text(ws.cell(row=i, column=1), key)
         cells.write_value(ws.cell(row=i, column=2), value)
+        ws.cell(row=i, column=2).alignment = Alignment(wrap_text=True, vertical="top")
     cells.autofit_columns(ws, max_width=100)
+    fit_to_page(ws)
 
 
 def write_workbook(analysis: Analysis, path: str | Path) -> Path:

@@ -175,7 +175,10 @@ def vendors_analysis(
             "the scenario caps vendor shares; only the all-vendors run obeys the caps, so it "
             "may cost more than a single vendor"
         )
+    shown = ["vendor", "status", "npv_cost_usd", "vs_all_vendors_usd", "vs_all_vendors_note"]
+    shown += ["shortfall", "capex_usd", "peak_mw", "hardware_bought", "not_sold_hardware"]
     return Analysis(
+        display={"Vendors": shown},
         kind="vendors",
         scenario=scenario.name,
         rows=list(rows),
