@@ -17,8 +17,9 @@ import math
 from typing import Any
 
 from planner.analysis.rows import Row
+from planner.analysis.tasks import SOLVED
 
-SOLVED = ("optimal", "feasible")
+__all__ = ["COST", "SOLVED", "WITHIN_TOLERANCE", "band", "shortfall", "value"]
 COST = "npv_cost_usd"
 """The real cost analyses compare: NPV of cash costs, USD (no penalties)."""
 WITHIN_TOLERANCE = "within solver tolerance"

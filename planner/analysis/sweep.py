@@ -21,6 +21,7 @@ import pandas as pd
 
 from planner.analysis.figures import (
     COST,
+    SOLVED,
     difference_note,
     fill_base_values,
     shortfall,
@@ -105,7 +106,7 @@ def sweep_tasks(
 
 
 def _per_mtok(row: Row | None, workload: str) -> float:
-    if row is None or row.get("status") not in ("optimal", "feasible"):
+    if row is None or row.get("status") not in SOLVED:
         return math.nan
     found = (row.get("usd_per_mtok") or {}).get(workload)
     return math.nan if found is None else float(found)
@@ -158,7 +159,7 @@ def tornado(
             "changes_purchases": any(
                 (r or {}).get("units_bought") != (base_row or {}).get("units_bought")
                 for r in mine.values()
-                if r is not None and r.get("status") in ("optimal", "feasible")
+                if r is not None and r.get("status") in SOLVED
             ),
             "failed_runs": sum(1 for c in costs.values() if math.isnan(c)),
         }

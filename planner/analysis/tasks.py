@@ -29,12 +29,13 @@ import pandas as pd
 from pydantic import ValidationError
 
 from planner.analysis.params import MAX_RUNS, Change, apply_changes
-from planner.analysis.rows import UNMET_SHARE, Row, binding_limits, clean, plan_row
+from planner.analysis.rows import Row, plan_row
 from planner.errors import InputError, PlannerError, Problem, SolverError
 from planner.scenario.meta import perf_free_fields
 from planner.scenario.schema import HardwareChoice, InferenceWorkload, Scenario
 
 Tables = tuple[pd.DataFrame, pd.DataFrame]
+
 
 SOLVED = ("optimal", "feasible")
 """Statuses of a run that produced a plan."""
@@ -262,6 +263,3 @@ def _short(exc: BaseException, with_type: bool = False) -> str:
     if with_type:
         text = f"{type(exc).__name__}: {text}"
     return text[:MAX_ERROR_CHARS]
-
-
-__all__ = ["UNMET_SHARE", "Row", "binding_limits", "clean", "plan_row"]
