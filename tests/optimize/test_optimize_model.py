@@ -36,12 +36,13 @@ EXPECTED_SIZES = {
     "baseline": {"variables": 217, "integer_variables": 60, "constraints": 153},
     # Same sets as the baseline: only the power caps differ.
     "power_constrained": {"variables": 217, "integer_variables": 60, "constraints": 153},
-    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 281 = 48 buy + 3
-    # kept + 48 installed + 6 rent + 27 y + 36 x_train + 97 x_inf + 13 + 3 slacks;
-    # integers 78 = 48 + 3 + 27; constraints 179 = 48 fleet balance + 2 no-return + 48
-    # capacity + 8 training capacity + 3 + 3 + 36 training + 13 demand + 6 power
-    # + 6 budget + 6 supply (gb200 only). (Was 246 variables, 129 constraints.)
-    "vendor_shootout": {"variables": 281, "integer_variables": 78, "constraints": 179},
+    # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped): variables 313 =
+    # 54 buy + 3 kept + 54 installed + 6 rent + 30 y + 40 x_train + 110 x_inf + 13 + 3
+    # slacks; integers 87 = 54 + 3 + 30; constraints 195 = 54 fleet balance + 2
+    # no-return + 54 capacity + 8 training capacity + 3 + 3 + 40 training + 13 demand
+    # + 6 power + 6 budget + 6 supply (gb200 only). (trn2-ultraserver64 added, as the
+    # description promises Trainium: was 281 variables, 78 integers, 179 constraints.)
+    "vendor_shootout": {"variables": 313, "integer_variables": 87, "constraints": 195},
 }
 
 
