@@ -87,12 +87,12 @@ def cost_band_usd(headline: dict[str, Any]) -> float:
     return abs(float(objective)) * float(gap) if gap is not None and math.isfinite(gap) else 0.0
 
 
-def lost_revenue_usd(served: pd.DataFrame) -> float | None:
-    """Revenue lost to unmet demand, USD, where the plan prices it (a ``lost_revenue_usd``
-    column of the served table, from workload prices); None when no price is given."""
-    if "lost_revenue_usd" not in served.columns:
+def lost_revenue_usd(headline: dict[str, Any]) -> float | None:
+    """Revenue lost to unmet priced work, USD (undiscounted), from the plan's headline;
+    None when no workload or run carries a price (``priced_work`` false or absent)."""
+    if not headline.get("priced_work") or headline.get("lost_revenue_usd") is None:
         return None
-    return float(served["lost_revenue_usd"].sum())
+    return float(headline["lost_revenue_usd"])
 
 
 def purchase_key(hardware: str, site: str, period: str) -> str:
@@ -149,7 +149,7 @@ def plan_row(plan: Plan) -> Row:
         "capex_usd": h["capex_usd"],
         "mip_gap": h.get("mip_gap"),
         "cost_band_usd": cost_band_usd(h),
-        "lost_revenue_usd": lost_revenue_usd(served),
+        "lost_revenue_usd": lost_revenue_usd(h),
         "capex_by_year": {y: capex.get(y, 0.0) for y in years},
         "mw_by_year": {y: mw.get(y, 0.0) for y in years},
         "peak_mw": max(mw.values(), default=0.0),

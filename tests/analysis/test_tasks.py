@@ -10,7 +10,7 @@ from analysis_helpers import EXACT, HAND
 
 from planner.analysis import tasks as tasks_module
 from planner.analysis.params import Change, parse_vary, prepare
-from planner.analysis.rows import cost_band_usd
+from planner.analysis.rows import cost_band_usd, lost_revenue_usd
 from planner.analysis.tasks import (
     MAX_RUNS,
     FixedPlan,
@@ -54,6 +54,12 @@ def test_a_row_holds_the_figures_an_analysis_summarises() -> None:
     }
     assert row["cost_band_usd"] == 0.0  # solved exactly
     assert row["lost_revenue_usd"] is None  # no workload prices
+
+
+def test_lost_revenue_is_read_only_where_work_is_priced() -> None:
+    assert lost_revenue_usd({"priced_work": True, "lost_revenue_usd": 12.5}) == 12.5
+    assert lost_revenue_usd({"priced_work": False, "lost_revenue_usd": 0.0}) is None
+    assert lost_revenue_usd({}) is None
 
 
 def test_the_cost_band_is_objective_minus_bound_else_gap_times_objective() -> None:
