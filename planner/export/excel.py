@@ -34,6 +34,7 @@ from planner.export.sheets.comparison import (
 from planner.export.sheets.costs import write_costs
 from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
 from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
+from planner.export.sheets.investment import write_investment
 from planner.export.sheets.limits import write_budget, write_power, write_supply
 from planner.export.sheets.page import chart_anchor, set_up_page
 from planner.export.sheets.shadow import write_marginals, write_shadow_prices
@@ -48,6 +49,7 @@ SHEETS = (
     "Summary",
     "Charts",
     "Costs",
+    "Investment",
     "Assumptions",
     "Hardware",
     "Models",
@@ -121,6 +123,7 @@ def build_workbook(
         *([("Marginals", lambda: write_marginals(book, plan))] if marginals else []),
         # totals, charts and the front page read everything above
         ("Costs", lambda: write_costs(book, plan)),
+        ("Investment", lambda: write_investment(book, plan)),
         ("Charts", lambda: write_charts(book, plan)),
         ("Summary", lambda: write_summary(book, plan, scenario, source)),
     ]

@@ -11,8 +11,10 @@ from planner.optimize.extract import Solution
 from planner.results.costs import costs_by_year, costs_table, usd_per_mtok_table
 from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
+from planner.results.investment import investment_figures, investment_tables
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
+from planner.results.revenue import revenue_table
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
@@ -65,12 +67,14 @@ def build_plan(
         "costs_by_year": costs_by_year(costs),
         "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
         "shadow_prices": shadow,
+        "revenue": revenue_table(d, served, training),
     }
+    tables.update(investment_tables(tables))
     if marginals is not None and len(marginals):
         tables["marginals"] = marginals
     penalty = costs["category"].str.startswith("penalty")
     residual = costs["category"] == "residual"
-    figures = {
+    figures: dict[str, Any] = {
         "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
         "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
         # Net of the residual credit (kept for its meaning); the gross and the credit
@@ -82,6 +86,7 @@ def build_plan(
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
+    figures.update(investment_figures(tables, figures["npv_cost_usd"]))
     parameters = {
         "periods_per_year": d.periods_per_year,
         "availability": d.availability,

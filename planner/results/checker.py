@@ -24,6 +24,7 @@ from planner.economics import (
 )
 from planner.results.costs import COST_CATEGORIES
 from planner.results.plan import Plan
+from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5
@@ -57,6 +58,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
     out += _check_costs(plan)
+    out += check_revenue(plan)
     return out
 
 
@@ -276,6 +278,8 @@ def _check_costs(plan: Plan) -> list[str]:
             if not _close(row.usd, mine, scale) or not _close(row.usd_pv, pv, scale):
                 out.append(f"{period} {category}: table {row.usd:.6g} USD, recomputed {mine:.6g}")
     objective = plan.headline.get("objective_usd")
+    if plan.headline.get("objective") == "max_profit":
+        total_pv += objective_lost_revenue_pv(plan)
     if objective is not None and not _close(objective, total_pv, scale):
         out.append(f"objective {objective:.9g} USD ≠ recomputed present value {total_pv:.9g}")
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
 from planner.scenario.meta import meta
@@ -260,6 +260,13 @@ class TrainingRun(_Section):
     """Weight of this run's undone share in the service stage of ``objective: min_cost``
     (its rollouts carry the same weight): with too little capacity for everything, work
     of a higher priority is served first."""
+    value_usd: Annotated[NonNegativeFloat | None, meta(perf=False, unit="USD")] = None
+    """What finishing the run is worth, USD, earned pro rata to the work done and booked
+    in the window's last period; ``objective: max_profit`` does the run only where its
+    value pays for it. Absent: no revenue, and max_profit treats the run as must-finish."""
+    must_finish: Annotated[bool, meta(perf=False)] = False
+    """Under ``objective: max_profit``, do as much of the run as the limits allow whatever
+    it costs (as ``min_cost`` does), even when ``value_usd`` is given."""
 
     @field_validator("window")
     @classmethod
@@ -307,6 +314,57 @@ class InferenceWorkload(_Section):
     """Weight of this workload's unserved share of tokens in the service stage of
     ``objective: min_cost``: with too little capacity for everything, demand of a higher
     priority is served first."""
+    price_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million output tokens", fill="geometric"),
+    ] = None
+    """Blended price per million output tokens, their prompts included (instead of the
+    three split prices). Absent with them: no revenue; ``objective: max_profit`` then
+    serves this workload as much as the limits allow (must-serve)."""
+    price_input_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million input tokens", fill="geometric"),
+    ] = None
+    """Price per million uncached input (prompt) tokens; given with
+    ``price_output_usd_per_mtok``."""
+    price_cached_input_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million input tokens", fill="geometric"),
+    ] = None
+    """Price per million input tokens read from the prefix cache (``cache_hit_rate``);
+    default: the uncached input price."""
+    price_output_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million output tokens", fill="geometric"),
+    ] = None
+    """Price per million output tokens; given with ``price_input_usd_per_mtok``."""
+
+    @model_validator(mode="after")
+    def _one_price_form(self) -> InferenceWorkload:
+        split = {
+            "price_input_usd_per_mtok": self.price_input_usd_per_mtok,
+            "price_cached_input_usd_per_mtok": self.price_cached_input_usd_per_mtok,
+            "price_output_usd_per_mtok": self.price_output_usd_per_mtok,
+        }
+        given = [name for name, value in split.items() if value is not None]
+        if self.price_usd_per_mtok is not None and given:
+            raise ValueError(
+                "one price form: price_usd_per_mtok (blended) or the split prices, not "
+                f"both (found both with {', '.join(given)}); delete one of them"
+            )
+        pair = (self.price_input_usd_per_mtok, self.price_output_usd_per_mtok)
+        if given and None in pair:
+            raise ValueError(
+                "split prices with both price_input_usd_per_mtok and "
+                "price_output_usd_per_mtok (price_cached_input_usd_per_mtok is optional), "
+                "or one blended price_usd_per_mtok"
+            )
+        return self
+
+    @property
+    def priced(self) -> bool:
+        """Whether the workload carries a price (blended or split)."""
+        return self.price_usd_per_mtok is not None or self.price_output_usd_per_mtok is not None
 
     @property
     def kv_precision_resolved(self) -> Precision:
@@ -385,11 +443,14 @@ class Scenario(_Section):
     """Serve prefill and decode on the same replicas, or place them separately."""
     vendor_share_max: Annotated[dict[str, Fraction], meta(perf=False, unit="share")] = {}
     """Optional cap on each vendor's share of installed accelerators, e.g. {NVIDIA: 0.7}."""
-    objective: Annotated[Literal["min_cost"], meta(perf=False)] = "min_cost"
+    objective: Annotated[Literal["min_cost", "max_profit"], meta(perf=False)] = "min_cost"
     """``min_cost``: serve as much demand as the limits allow — the priority-weighted
     unserved share of every inference workload's tokens and training run's work is
     minimised first — then minimise the NPV of cash costs with that service held (the
-    reported gap is the gap on cost)."""
+    reported gap is the gap on cost). ``max_profit``: serve priced demand and valued runs
+    only where they pay — maximise the NPV of revenue minus cash costs — after serving
+    the must-serve work (workloads without a price, runs without ``value_usd`` or with
+    ``must_finish``) as much as the limits allow (see planner.optimize.profit)."""
     penalties: Penalties = Penalties()
     solver: Solver = Solver()
     calibration: Annotated[str | None, meta(perf=True)] = None

@@ -12,6 +12,7 @@ from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
 from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sites import places, rentals, site_economics
+from planner.optimize.data.value import service_value
 from planner.optimize.data.work import inference, training
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs
@@ -100,4 +101,5 @@ def build_data(
         **train,
         **serve,
         **rows,
+        **service_value(ctx),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.scenario.periods import Period, PeriodLabel
@@ -161,6 +161,17 @@ class ModelData:
     """w → weight of its unserved share of tokens in the service objective."""
     run_priority: dict[str, float]
     """r → weight of its undone share of work in the service objective."""
+    objective: str = "min_cost"
+    """The scenario's ``objective``: ``min_cost`` or ``max_profit``."""
+    revenue_usd_per_mtok: dict[Key, float] = field(default_factory=dict)
+    """(w, t) → revenue per served output Mtok, USD (absent: the workload has no price;
+    see planner.economics.revenue)."""
+    run_value_usd: dict[str, float] = field(default_factory=dict)
+    """r → what finishing the run is worth, USD (absent: no value given)."""
+    must_serve_workloads: frozenset[str] = frozenset()
+    """Workloads ``max_profit`` serves as much as the limits allow (no price)."""
+    must_finish_runs: frozenset[str] = frozenset()
+    """Runs ``max_profit`` does as much of as the limits allow (no value, or must_finish)."""
 
     @property
     def labels(self) -> list[PeriodLabel]:
