@@ -179,8 +179,23 @@ def build_and_solve(
     return result, solution, {**timings, **size}
 
 
+def _both(first: ModelHook, then: ModelHook | None) -> ModelHook:
+    """``first``, then ``then`` (when given), on the same built model."""
+    if then is None:
+        return first
+
+    def hook(model: Any, data: ModelData) -> None:
+        first(model, data)
+        then(model, data)
+
+    return hook
+
+
 def min_cost(
-    data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
     """``objective: min_cost``, lexicographically: two solves of ``data``.
 
@@ -190,26 +205,32 @@ def min_cost(
     2. Cost: minimise the NPV cost (no penalties) with the unserved share held at the
        service stage's value (:class:`CostWithServiceHeld`); its gap is the gap on cost.
 
+    ``extend`` adds its rows to both stages (e.g. purchases fixed by an analysis).
     Returns the cost stage's result, solution and size, and the service stage's result.
     When the cost stage ends without a plan, the service stage's plan is returned with
     status ``feasible`` (its cost not minimised).
     """
-    return _two_stages(data, options, duals, ServiceFirst(), CostWithServiceHeld, service_scale)
+    return _two_stages(
+        data, options, duals, ServiceFirst(), CostWithServiceHeld, service_scale, extend
+    )
 
 
 def max_profit(
-    data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
     """``objective: max_profit`` (:mod:`planner.optimize.profit`): the must-serve work
     first, as :func:`min_cost` serves all work, then NPV cost + lost revenue with it held;
-    one solve when all work is priced. Returns as :func:`min_cost` does."""
+    one solve when all work is priced. Returns as :func:`min_cost` does (``extend`` too)."""
     if not has_must_serve(data):
         result, solution, size = build_and_solve(
-            data, options, duals, extend=ProfitWithServiceHeld()
+            data, options, duals, extend=_both(ProfitWithServiceHeld(), extend)
         )
         return result, solution, size, result
     return _two_stages(
-        data, options, duals, MustServeFirst(), ProfitWithServiceHeld, must_serve_scale
+        data, options, duals, MustServeFirst(), ProfitWithServiceHeld, must_serve_scale, extend
     )
 
 
@@ -220,8 +241,10 @@ def _two_stages(
     first_stage: ModelHook,
     held_stage: Callable[[float], ModelHook],
     scale: Callable[[ModelData], float],
+    extend: ModelHook | None = None,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """Service stage ``first_stage``, then ``held_stage(its objective)``."""
+    """Service stage ``first_stage``, then ``held_stage(its objective)``; ``extend``
+    adds its rows to both."""
     left = deadline.remaining()
     limits = [x for x in (left, options.time_limit_s) if x is not None]
     service_options = replace(
@@ -229,7 +252,7 @@ def _two_stages(
         mip_gap=SERVICE_GAP,
         time_limit_s=min(limits) / 2 if limits else None,
     )
-    service, first, size = build_and_solve(data, service_options, extend=first_stage)
+    service, first, size = build_and_solve(data, service_options, extend=_both(first_stage, extend))
     if first is None or service.objective is None:
         return service, None, size, service
     log.info(
@@ -238,7 +261,7 @@ def _two_stages(
         service.status.value,
     )
     held = held_stage(max(service.objective, 0.0))
-    result, solution, size = build_and_solve(data, options, duals, extend=held)
+    result, solution, size = build_and_solve(data, options, duals, extend=_both(held, extend))
     if solution is None:
         log.warning("the second stage found no plan: keeping the service stage's plan")
         fallback = replace(service, status=SolveStatus.FEASIBLE, objective=None, bound=None)
@@ -358,6 +381,8 @@ def plan(
     tables: Tables | None = None,
     calibration_path: str | Path | None = None,
     max_nonzeros: int | None = None,
+    extend: ModelHook | None = None,
+    duals: bool = True,
 ) -> Plan:
     """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
 
@@ -367,7 +392,9 @@ def plan(
     re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
     planner.optimize.strategy); default the scenario's ``solver.strategy``.
     ``max_nonzeros``: refuse (InputError) a model estimated above this size (default
-    :data:`planner.optimize.size.DEFAULT_MAX_NONZEROS`).
+    :data:`planner.optimize.size.DEFAULT_MAX_NONZEROS`). ``extend`` adds rows to the
+    model of every stage (:func:`min_cost`); ``duals=False`` skips the shadow prices'
+    LP (analyses that only read costs and purchases).
 
     The time limit (``time_limit_s``, else the scenario's ``solver.time_limit_s``)
     bounds the whole call — perf model, model data, build, solve, duals, marginals —
@@ -385,9 +412,29 @@ def plan(
     )
     limit = options.time_limit_s
     if limit is None:
-        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+        return _plan(
+            scenario,
+            options,
+            relax,
+            marginals,
+            tables,
+            calibration_path,
+            max_nonzeros,
+            extend,
+            duals,
+        )
     with Deadline(limit):
-        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+        return _plan(
+            scenario,
+            options,
+            relax,
+            marginals,
+            tables,
+            calibration_path,
+            max_nonzeros,
+            extend,
+            duals,
+        )
 
 
 def _plan(
@@ -398,6 +445,8 @@ def _plan(
     tables: Tables | None,
     calibration_path: str | Path | None,
     max_nonzeros: int | None,
+    extend: ModelHook | None = None,
+    want_duals: bool = True,
 ) -> Plan:
     """:func:`plan`'s steps, inside its deadline: check → perf → build → solve → Plan."""
     check(scenario)
@@ -406,14 +455,14 @@ def _plan(
     deadline.check("the model data")
     data = build_data(scenario, *tables, relax=relax)
     stages = max_profit if data.objective == "max_profit" else min_cost
-    result, solution, size, service = stages(data, options)
+    result, solution, size, service = stages(data, options, extend=extend)
     if solution is None:
         deadline.check("the solve")  # the run's limit cut the solve short
         raise no_plan(options, scenario, result)
     # Shadow prices: duals of the LP relaxation of NPV cost + penalties (the cost stage
     # holds the service, so its own duals would not price a limit that holds demand back).
     deadline.check("the shadow prices")
-    duals = lp_duals(data, options)
+    duals = lp_duals(data, options) if want_duals else None
     moved = None
     if marginals:
         deadline.check("the marginal values (--marginal)")

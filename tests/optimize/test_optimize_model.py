@@ -36,17 +36,14 @@ EXPECTED_SIZES = {
     "baseline": {"variables": 217, "integer_variables": 60, "constraints": 153},
     # Same sets as the baseline: only the power caps differ.
     "power_constrained": {"variables": 217, "integer_variables": 60, "constraints": 153},
-    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 281 = 48 buy + 3
-    # kept + 48 installed + 6 rent + 27 y + 36 x_train + 97 x_inf + 13 + 3 slacks;
-    # integers 78 = 48 + 3 + 27; constraints 179 = 48 fleet balance + 2 no-return + 48
-    # capacity + 8 training capacity + 3 + 3 + 36 training + 13 demand + 6 power
-    # + 6 budget + 6 supply (gb200 only). (Was 246 variables, 129 constraints.)
-    # The two TPUs are cloud-only (offers catalog): rented on demand or committed for 1
-    # or 3 years, never bought: variables 293 = 36 buy + 3 kept + 36 installed + 18 rent
-    # (h200 and the two TPUs) + 27 y + 36 x_train + 97 x_inf + 16 slacks + 24 commit (2
-    # TPUs x 2 terms x 6 years); integers 66 = 36 + 3 + 27; constraints 167 = 36 + 2 + 48
-    # + 8 + 3 + 3 + 36 + 13 + 6 + 6 + 6 (was 281, 78, 179 with TPUs bought).
-    "vendor_shootout": {"variables": 293, "integer_variables": 66, "constraints": 167},
+    # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped). TPU and Trainium
+    # are cloud-only (offers catalog): rented on demand or committed for 1 or 3 years,
+    # never bought. Variables 331 = 36 buy + 3 kept + 36 installed + 24 rent (h200, two
+    # TPUs, trn2) + 30 y + 40 x_train + 110 x_inf + 16 slacks + 36 commit (3 cloud-only
+    # x 2 terms x 6 years); integers 69 = 36 + 3 + 30; constraints 177 = 36 fleet balance
+    # + 2 no-return + 54 capacity + 8 training capacity + 3 + 3 + 40 training + 13 demand
+    # + 6 power + 6 budget + 6 supply (gb200 only). (Was 281, 78, 179 with TPUs bought.)
+    "vendor_shootout": {"variables": 331, "integer_variables": 69, "constraints": 177},
 }
 
 
