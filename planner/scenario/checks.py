@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import BYTES_PER_PARAM
 from planner.errors import Problem
+from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
@@ -327,4 +328,6 @@ def check_scenario(
     problems = check_unique_names(scenario) + check_catalog_rows(scenario)
     problems += check_references(scenario, withheld) + check_years(scenario, withheld)
     problems += check_calibration_file(scenario, base_dir)
+    if not withheld.horizon:  # terms and lead times are read against the horizon
+        problems += check_procurement(scenario)
     return problems + check_models_fit(scenario, withheld)  # all in one pass
