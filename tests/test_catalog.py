@@ -112,6 +112,12 @@ def test_fast_parser_reads_the_same_values(filename: str, raw: list[dict[str, An
     assert catalog_loading._SafeLoader is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def test_fast_parser_reads_the_same_offers() -> None:
+    text = resources.files("planner.catalog").joinpath("offers.yaml").read_text("utf-8")
+    fast = yaml.load(text, Loader=catalog_loading._SafeLoader)
+    assert repr(fast) == repr(yaml.safe_load(text))
+
+
 def test_rows_reject_unknown_keys() -> None:
     row = dict(RAW_HARDWARE[0], tflops=1.0)
     with pytest.raises(ValidationError):

@@ -74,7 +74,7 @@ def model_catalog() -> dict[str, ModelSpec]:
 @cache
 def _offers_document() -> dict[str, Any]:
     text = resources.files("planner.catalog").joinpath("offers.yaml").read_text("utf-8")
-    document: dict[str, Any] = yaml.safe_load(text)
+    document: dict[str, Any] = yaml.load(text, Loader=_SafeLoader)
     return document
 
 
