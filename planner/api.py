@@ -146,6 +146,8 @@ def write_workbook(
 
 
 TABLE_FORMATS = ("csv", "parquet")
+PARQUET_EXTRA = "parquet"
+"""The optional extra that installs pyarrow: ``pip install 'planner[parquet]'``."""
 
 
 class TableFormatUnavailable(PlannerError):
@@ -160,8 +162,9 @@ def require_table_format(table_format: str) -> None:
         raise InputError(None, f"table format {table_format!r}: use one of {TABLE_FORMATS}")
     if table_format == "parquet" and importlib.util.find_spec("pyarrow") is None:
         raise TableFormatUnavailable(
-            "parquet tables need pyarrow, which is not installed: pip install pyarrow "
-            "(or write CSV: --table-format csv)"
+            "--table-format parquet needs pyarrow, which is not installed: "
+            f"pip install 'planner[{PARQUET_EXTRA}]' (or pip install pyarrow), "
+            "or write CSV with --table-format csv"
         )
 
 

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+import planner.catalog as catalog_loading
 from planner.catalog import HardwareSpec, ModelSpec, hardware_catalog, model_catalog
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -97,6 +98,24 @@ def test_every_row_has_source_and_as_of(filename: str, raw: list[dict[str, Any]]
 def test_loader_returns_every_row() -> None:
     assert len(HARDWARE) == len(RAW_HARDWARE)
     assert len(MODELS) == len(RAW_MODELS)
+
+
+@pytest.mark.parametrize(
+    ("filename", "raw"), [("hardware.yaml", RAW_HARDWARE), ("models.yaml", RAW_MODELS)]
+)
+def test_fast_parser_reads_the_same_values(filename: str, raw: list[dict[str, Any]]) -> None:
+    # The catalog is read with libyaml when PyYAML has it; every value (dates, floats
+    # such as 1.0e+3, nulls) must equal what the pure-Python safe loader reads.
+    text = resources.files("planner.catalog").joinpath(filename).read_text("utf-8")
+    fast = yaml.load(text, Loader=catalog_loading._SafeLoader)
+    assert repr(fast) == repr(raw)
+    assert catalog_loading._SafeLoader is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def test_fast_parser_reads_the_same_offers() -> None:
+    text = resources.files("planner.catalog").joinpath("offers.yaml").read_text("utf-8")
+    fast = yaml.load(text, Loader=catalog_loading._SafeLoader)
+    assert repr(fast) == repr(yaml.safe_load(text))
 
 
 def test_rows_reject_unknown_keys() -> None:

@@ -27,6 +27,7 @@ STAGES: dict[str, int] = {
     "planner.errors": 0,
     "planner.deadline": 0,
     "planner.safe_io": 0,
+    "planner.field_docs": 0,
     "planner.catalog": 1,
     "planner.scenario": 2,
     "planner.perf": 3,

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planner.field_docs import DocumentedFields
+
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -23,8 +25,8 @@ PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
 BYTES_PER_PARAM: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+class _Row(DocumentedFields, BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class HardwareSpec(_Row):

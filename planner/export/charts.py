@@ -7,6 +7,11 @@
 * power: facility MW used vs the cap, all sites (columns: a step per period);
 * demand: average output tokens per day demanded vs served, all workloads (columns).
 
+Quantities that hold for a whole period (fleet, power, cap, demand) are columns, a
+step per period, never lines that would slope between periods. The money axis is in
+one unit, $K, $M or $B, chosen by the largest stack (:func:`money_axis_format`);
+legends name the series (hardware id, cost category, "cap"), the unit is the axis's.
+
 On the ``Charts`` sheet each chart sits beside its data block, whose cells are
 formulas of the detail sheets (the cost chart reads the Costs sheet directly), so
 the charts follow any edit to the inputs.
@@ -19,6 +24,8 @@ from dataclasses import dataclass
 import pandas as pd
 from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.chart.axis import ChartLines
+from openpyxl.chart.data_source import NumFmt
+from openpyxl.chart.series import SeriesLabel
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -42,10 +49,18 @@ class ChartSpec:
     kind: str
     """``stacked``, ``lines`` or ``clustered``."""
     file: str
+    y_format: str | None = None
+    """Number format of the value axis; None: the engine's default (a money axis gets
+    :func:`money_axis_format`)."""
 
 
 FLEET = ChartSpec(
-    "fleet", "Owned accelerators by hardware", "accelerators", "stacked", "fleet_by_hardware.png"
+    "fleet",
+    "Owned accelerators by hardware",
+    "accelerators",
+    "stacked",
+    "fleet_by_hardware.png",
+    cells.THOUSANDS,
 )
 COSTS = ChartSpec(
     "costs",
@@ -53,9 +68,15 @@ COSTS = ChartSpec(
     "USD (undiscounted)",
     "stacked",
     "cost_by_category.png",
+    cells.USD,
 )
 POWER = ChartSpec(
-    "power", "Facility power used vs cap (all sites)", "MW", "clustered", "power_vs_cap.png"
+    "power",
+    "Facility power used vs cap (all sites)",
+    "MW",
+    "clustered",
+    "power_vs_cap.png",
+    cells.THOUSANDS,
 )
 DEMAND = ChartSpec(
     "demand",
@@ -63,8 +84,45 @@ DEMAND = ChartSpec(
     "million output tokens/day (average)",
     "clustered",
     "demand_vs_served.png",
+    cells.THOUSANDS,
 )
 CHARTS = (FLEET, COSTS, POWER, DEMAND)
+POWER_LEGEND = {"used_mw": "facility power used", "cap_mw": "cap"}
+DEMAND_LEGEND = {"demand_mtok_per_day": "demand", "served_mtok_per_day": "served"}
+"""Legend names of the power and demand series (the PNG plots use the same words)."""
+
+_MONEY_UNITS = ((1e9, ',,,"B"'), (1e6, ',,"M"'), (1e3, ',"K"'))
+
+
+def money_axis_format(largest_usd: float) -> str:
+    """One $K/$M/$B format for a whole money axis, by the largest absolute value on it.
+
+    ``$#,##0.0,,,"B"`` shows 2.5e9 as ``$2.5B`` and the residual credit -4.7e8 as
+    ``-$0.5B``: unlike the cells' :data:`cells.USD_SCALED`, every tick has one unit.
+    """
+    for size, suffix in _MONEY_UNITS:
+        if abs(largest_usd) >= size:
+            return f"$#,##0.0{suffix}"
+    return cells.USD
+
+
+def largest_stack(frame: pd.DataFrame) -> float:
+    """The largest absolute height of a stacked column: positives and negatives apart."""
+    if frame.empty:
+        return 0.0
+    up = frame.clip(lower=0).sum(axis=1).max()
+    down = frame.clip(upper=0).sum(axis=1).min()
+    return float(max(abs(up), abs(down)))
+
+
+def _axis_format(chart: BarChart | LineChart, code: str) -> None:
+    chart.y_axis.numFmt = NumFmt(formatCode=code, sourceLinked=False)
+
+
+def _legend(chart: BarChart | LineChart, names: list[str]) -> None:
+    """Name the chart's series, in order, with ``names`` (not their header cells)."""
+    for series, name in zip(chart.series, names, strict=True):
+        series.tx = SeriesLabel(v=name)
 
 
 def _labels(plan: Plan) -> list:
@@ -117,6 +175,8 @@ def style_chart(chart: BarChart | LineChart, spec: ChartSpec, x_title: str) -> N
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.y_axis.majorGridlines = ChartLines()
+    if spec.y_format is not None:
+        _axis_format(chart, spec.y_format)
     chart.width, chart.height = 18, 9
     chart.legend.position = "b"
 
@@ -146,14 +206,20 @@ def fleet_chart(book: Book, width: float = 18, height: float = 9) -> BarChart:
             ),
             titles_from_data=True,
         )
+        _legend(chart, list(block.columns))  # the hardware ids, as in the scenario
     chart.set_categories(Reference(ws, min_col=1, min_row=block.first_row, max_row=block.last_row))
     style_chart(chart, FLEET, "period")
     chart.width, chart.height = width, height
     return chart
 
 
-def cost_chart(book: Book, periods: int, width: float = 18, height: float = 9) -> BarChart:
-    """Cash cost by category from the Costs sheet, penalties left out (rows of their own)."""
+def cost_chart(book: Book, plan: Plan, width: float = 18, height: float = 9) -> BarChart:
+    """Cash cost by category from the Costs sheet, penalties left out (rows of their own).
+
+    The legend is the Costs sheet's category labels; the axis is in $K, $M or $B by the
+    tallest stack of the categories shown.
+    """
+    periods = len(_labels(plan))
     costs_ws = book.sheet("Costs")
     chart = bar_chart(COSTS)
     chart.add_data(
@@ -169,6 +235,8 @@ def cost_chart(book: Book, periods: int, width: float = 18, height: float = 9) -
     )
     chart.set_categories(Reference(costs_ws, min_col=2, max_col=1 + periods, min_row=1))
     style_chart(chart, COSTS, "period")
+    shown = cost_frame(plan).drop(columns=list(PENALTIES))
+    _axis_format(chart, money_axis_format(largest_stack(shown)))
     chart.width, chart.height = width, height
     return chart
 
@@ -199,8 +267,7 @@ def write_charts(book: Book, plan: Plan) -> None:
     ws = book.sheet(TITLE)
     book.title_row(ws, 1, "Charts (the blocks beside them are formulas of the detail sheets)")
     cells.freeze_header(ws)
-    n = len(_labels(plan))
-    slot = max(SLOT_ROWS, n + 4)
+    slot = max(SLOT_ROWS, len(_labels(plan)) + 4)
     fleet, power, demand = fleet_frame(plan), power_frame(plan), demand_frame(plan)
     width = max(len(fleet.columns), 2) + 1
     anchor_col = get_column_letter(width + 2)
@@ -239,7 +306,7 @@ def write_charts(book: Book, plan: Plan) -> None:
     top += slot
     book.note(ws, top, "Data: the Costs sheet (cash cost by category).")
     book.note(ws, top + 1, "Penalties for unmet demand: Costs, 'of which penalties'.")
-    ws.add_chart(cost_chart(book, n), f"{anchor_col}{top}")
+    ws.add_chart(cost_chart(book, plan), f"{anchor_col}{top}")
 
     # power
     top += slot
@@ -260,6 +327,7 @@ def write_charts(book: Book, plan: Plan) -> None:
     chart.add_data(
         Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True
     )
+    _legend(chart, [POWER_LEGEND[c] for c in power.columns])
     chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
     style_chart(chart, POWER, "period")
     ws.add_chart(chart, f"{anchor_col}{top}")
@@ -284,6 +352,7 @@ def write_charts(book: Book, plan: Plan) -> None:
     chart.add_data(
         Reference(ws, min_col=2, max_col=3, min_row=top, max_row=last), titles_from_data=True
     )
+    _legend(chart, [DEMAND_LEGEND[c] for c in demand.columns])
     chart.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=last))
     style_chart(chart, DEMAND, "period")
     ws.add_chart(chart, f"{anchor_col}{top}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,32 @@ from planner.scenario.series import YearValue, given_years
 # Share of accelerator memory usable for weights and KV cache (the rest holds
 # activations, the runtime and fragmentation).
 USABLE_MEMORY_FRACTION = 0.9
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """Entries of the file left out of these checks because they have type problems.
+
+    The checks then run on the rest of the file (:mod:`planner.scenario.salvage`); a
+    reference to a withheld entry is not reported as a reference to nothing.
+    """
+
+    names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Per kind (``site``, ``hardware``, ``model``, ``vendor``): names of withheld entries."""
+    any_name: frozenset[str] = frozenset()
+    """Kinds with a withheld entry whose name cannot be read: no reference of the kind
+    is reported."""
+    hardware: tuple[str, ...] = ()
+    """``hardware[3] 'h100-hgx'`` for each withheld hardware entry (the fit check's note)."""
+    horizon: bool = False
+    """The horizon itself has a type problem: the year checks are skipped."""
+
+    def lists(self, kind: str, name: str) -> bool:
+        """Whether ``name`` may be a withheld entry of ``kind``."""
+        return kind in self.any_name or name in self.names.get(kind, frozenset())
+
+
+NOTHING_WITHHELD = Withheld()
 
 
 def _did_you_mean(word: str, options: Iterable[str]) -> str:
@@ -115,51 +142,41 @@ def check_catalog_rows(scenario: Scenario) -> list[Problem]:
     return problems
 
 
-def check_references(scenario: Scenario) -> list[Problem]:
+def check_references(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) -> list[Problem]:
     """Runs, workloads, rentals and fleet rows name models, hardware and sites that exist."""
-    problems = []
-    sites = [s.name for s in scenario.sites]
-    hardware = [h.id for h in scenario.hardware]
-    models = [m.id for m in scenario.models]
-    for i, run in enumerate(scenario.training):
-        if run.model not in models:
-            problems.append(_unknown(f"training[{i}].model", "model", run.model, models, "models"))
-    for i, w in enumerate(scenario.inference):
-        if w.model not in models:
-            problems.append(_unknown(f"inference[{i}].model", "model", w.model, models, "models"))
-    for i, r in enumerate(scenario.rental):
-        if r.hardware not in hardware:
-            problems.append(
-                _unknown(f"rental[{i}].hardware", "hardware", r.hardware, hardware, "hardware")
-            )
-    for i, f in enumerate(scenario.existing_fleet):
-        if f.hardware not in hardware:
-            problems.append(
-                _unknown(
-                    f"existing_fleet[{i}].hardware", "hardware", f.hardware, hardware, "hardware"
-                )
-            )
-        if f.site not in sites:
-            problems.append(_unknown(f"existing_fleet[{i}].site", "site", f.site, sites, "sites"))
-    for i, h in enumerate(scenario.hardware):
-        for j, s in enumerate(h.sites or []):
-            if s not in sites:
-                problems.append(_unknown(f"hardware[{i}].sites[{j}]", "site", s, sites, "sites"))
     catalog = hardware_catalog()
     vendors = {catalog[h.id].vendor for h in scenario.hardware if h.id in catalog}
     vendors |= {h.vendor for h in scenario.hardware if h.vendor}
-    for vendor in scenario.vendor_share_max:
-        if vendor not in vendors:
-            problems.append(
-                _unknown(
-                    f"vendor_share_max.{vendor}", "vendor", vendor, sorted(vendors), "hardware"
-                )
-            )
-    return problems
+    listed: dict[str, list[str]] = {
+        "site": [s.name for s in scenario.sites],
+        "hardware": [h.id for h in scenario.hardware],
+        "model": [m.id for m in scenario.models],
+        "vendor": sorted(vendors),
+    }
+    section = {"site": "sites", "hardware": "hardware", "model": "models", "vendor": "hardware"}
+    refs: list[tuple[str, str, str]] = []  # (path, kind, name)
+    refs += [(f"training[{i}].model", "model", r.model) for i, r in enumerate(scenario.training)]
+    refs += [(f"inference[{i}].model", "model", w.model) for i, w in enumerate(scenario.inference)]
+    refs += [
+        (f"rental[{i}].hardware", "hardware", r.hardware) for i, r in enumerate(scenario.rental)
+    ]
+    for i, f in enumerate(scenario.existing_fleet):
+        refs += [(f"existing_fleet[{i}].hardware", "hardware", f.hardware)]
+        refs += [(f"existing_fleet[{i}].site", "site", f.site)]
+    for i, h in enumerate(scenario.hardware):
+        refs += [(f"hardware[{i}].sites[{j}]", "site", s) for j, s in enumerate(h.sites or [])]
+    refs += [(f"vendor_share_max.{v}", "vendor", v) for v in scenario.vendor_share_max]
+    return [
+        _unknown(path, kind, name, listed[kind], section[kind])
+        for path, kind, name in refs
+        if name not in listed[kind] and not withheld.lists(kind, name)
+    ]
 
 
-def check_years(scenario: Scenario) -> list[Problem]:
+def check_years(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) -> list[Problem]:
     """Windows and year-indexed keys lie inside the horizon; fleets are installed by its start."""
+    if withheld.horizon:
+        return []
     problems = []
     start, end = scenario.horizon.start, scenario.horizon.end
     span = f"{start}..{end}"
@@ -224,7 +241,7 @@ def check_years(scenario: Scenario) -> list[Problem]:
     return problems
 
 
-def check_models_fit(scenario: Scenario) -> list[Problem]:
+def check_models_fit(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) -> list[Problem]:
     """Each served model's weights fit in the scale-up domain of at least one listed system.
 
     A coarse memory check (weights at the workload's precision within
@@ -234,7 +251,7 @@ def check_models_fit(scenario: Scenario) -> list[Problem]:
     problems = []
     # A row with its own problem (unknown id, bad override: check_catalog_rows reports
     # it) is left out, so the other rows are still checked in the same pass.
-    specs, broken = [], []
+    specs, broken = [], list(withheld.hardware)
     for i, h in enumerate(scenario.hardware):
         try:
             specs.append(hardware_spec(h))
@@ -247,7 +264,8 @@ def check_models_fit(scenario: Scenario) -> list[Problem]:
         except ValidationError:
             continue
     if broken:
-        not_counting = f" (not counting {', '.join(broken)}, which has its own problem)"
+        which = "which has its own problem" if len(broken) == 1 else "which have their own problems"
+        not_counting = f" (not counting {', '.join(broken)}, {which})"
     else:
         not_counting = ""
     for i, w in enumerate(scenario.inference):
@@ -299,10 +317,17 @@ def check_calibration_file(scenario: Scenario, base_dir: Path) -> list[Problem]:
     return []
 
 
-def check_scenario(scenario: Scenario, base_dir: Path = Path(".")) -> list[Problem]:
-    """Run every semantic check; return all problems found, in one pass."""
+def check_scenario(
+    scenario: Scenario, base_dir: Path = Path("."), withheld: Withheld = NOTHING_WITHHELD
+) -> list[Problem]:
+    """Run every semantic check; return all problems found, in one pass.
+
+    ``withheld``: entries of the file with type problems, already left out of
+    ``scenario`` (see :mod:`planner.scenario.salvage`).
+    """
     problems = check_unique_names(scenario) + check_catalog_rows(scenario)
-    problems += check_references(scenario) + check_years(scenario)
+    problems += check_references(scenario, withheld) + check_years(scenario, withheld)
     problems += check_calibration_file(scenario, base_dir)
-    problems += check_procurement(scenario)
-    return problems + check_models_fit(scenario)  # all in one pass
+    if not withheld.horizon:  # terms and lead times are read against the horizon
+        problems += check_procurement(scenario)
+    return problems + check_models_fit(scenario, withheld)  # all in one pass

@@ -1,7 +1,9 @@
 """Read a scenario file: YAML → ``extends`` + ``overrides`` → pydantic → semantic checks.
 
 Every failure becomes an :class:`InputError` naming the file, the line, the field
-path, what was found, what was expected and, for misspelt keys, a did-you-mean.
+path, what was found, what was expected and, for misspelt keys, a did-you-mean. All
+problems of a file come in one report: with type problems, the semantic checks still
+run on the entries without them (:mod:`planner.scenario.salvage`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from planner.scenario.problems import (
     origin_of,
     validation_problems,
 )
+from planner.scenario.salvage import salvage
 from planner.scenario.schema import Scenario
 from planner.scenario.yamlio import Location, read_yaml
 
@@ -195,22 +198,31 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise InputError(file, validation_problems(exc, data, origins)) from None
+        # Type problems, and the reference, year and fit problems of the sound rest.
+        problems = validation_problems(exc, data, origins)
+        rest = salvage(exc, data)
+        if rest is not None:
+            found = check_scenario(rest.scenario, base_dir=path.parent, withheld=rest.withheld)
+            problems += _located([rest.in_file(p) for p in found], origins)
+        raise InputError(file, problems) from None
     problems = check_scenario(scenario, base_dir=path.parent)
     if problems:
-        located = []
-        for p in problems:
-            loc = tuple(int(s) if s.isdigit() else s for s in _split(p.path))
-            pfile, line = origin_of(origins, loc)
-            located.append(
-                Problem(**{**p.__dict__, "line": p.line or line, "file": p.file or pfile})
-            )
-        raise InputError(file, located)
+        raise InputError(file, _located(problems, origins))
     if scenario.calibration is not None:
         # Relative to the scenario file, so the scenario runs from any directory.
         calibration = str((path.parent / scenario.calibration).resolve())
         scenario = scenario.model_copy(update={"calibration": calibration})
     return scenario
+
+
+def _located(problems: list[Problem], origins: Origins) -> list[Problem]:
+    """``problems`` with the file and line their field path came from."""
+    located = []
+    for p in problems:
+        loc = tuple(int(s) if s.isdigit() else s for s in _split(p.path))
+        pfile, line = origin_of(origins, loc)
+        located.append(Problem(**{**p.__dict__, "line": p.line or line, "file": p.file or pfile}))
+    return located
 
 
 def _split(path: str) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog import datacenter_defaults, offer_catalog
+from planner.field_docs import DocumentedFields
 from planner.scenario.meta import meta
 
 _PositiveYearValue = Annotated[float, Field(gt=0)] | dict[int, Annotated[float, Field(gt=0)]]
@@ -21,14 +22,8 @@ TERMS: tuple[int, ...] = (1, 3)
 """Commitment terms offered, years."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        strict=True,
-        allow_inf_nan=False,
-        use_attribute_docstrings=True,
-    )
+class _Section(DocumentedFields, BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Commitment(_Section):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
+from planner.field_docs import DocumentedFields
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
 from planner.scenario.procurement import (
@@ -33,14 +34,8 @@ PUE_UNIT = "facility power / IT power"
 FACILITY_UNIT = "USD per kW of IT load per year"
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        strict=True,
-        allow_inf_nan=False,
-        use_attribute_docstrings=True,
-    )
+class _Section(DocumentedFields, BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class Horizon(_Section):

@@ -43,8 +43,23 @@ def test_parquet_without_pyarrow_exits_2_saying_how_to_install(run_cli, tmp_path
         "run", TINY, "--out", tmp_path / "p.xlsx", "--tables", tmp_path, "--table-format", "parquet"
     )
     assert result.code == 2
-    assert "pip install pyarrow" in result.err
+    message = " ".join(result.err.split())  # unwrapped
+    assert message.startswith("error: --table-format parquet needs pyarrow, which is not installed")
+    assert "pip install 'planner[parquet]'" in message
+    assert "--table-format csv" in message
     assert "solved in" not in result.err
+    assert "Traceback" not in result.err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_named_extra_installs_pyarrow() -> None:
+    import tomllib
+
+    from planner.api import PARQUET_EXTRA
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extra = project["optional-dependencies"][PARQUET_EXTRA]
+    assert [r.split(">")[0] for r in extra] == ["pyarrow"]
 
 
 def test_run_help_says_what_csv_prints_and_offers_tables(run_cli) -> None:

@@ -58,3 +58,12 @@ def test_a_long_summary_is_cut_at_a_word_with_dots() -> None:
     assert _shortened("Optimise the fleet: what to buy, or rent", 25) == "Optimise the fleet..."
     assert _shortened("what to buy, or rent", 15) == "what to buy..."
     assert _shortened("short enough", 12) == "short enough"
+
+
+def test_validate_imports_no_table_solver_or_workbook_library() -> None:
+    # `planner validate` needs pydantic and YAML only: pandas, numpy, Pyomo, openpyxl
+    # and HiGHS would each add to its start (bench/startup.py measures it)
+    loaded = _modules_after("validate", "scenarios/baseline.yaml")
+    assert "planner.scenario.loader" in loaded and "pydantic" in loaded
+    heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY and m.split(".")[0] != "pydantic")
+    assert heavy == []

@@ -284,3 +284,33 @@ def test_the_scenario_hash_reads_only_regular_files(tmp_path: Path) -> None:
         file_sha256(fifo)
     message = refused.value.render()
     assert "is a pipe (FIFO), not a scenario file; only regular files are read" in message
+
+
+def test_chart_axes_and_legends(book: openpyxl.Workbook) -> None:
+    fleet, costs, power, demand = book["Charts"]._charts
+    # baseline cash costs run to billions a year: the whole money axis is in $B
+    assert costs.y_axis.numFmt.formatCode == '$#,##0.0,,,"B"'
+    assert costs.y_axis.numFmt.sourceLinked is False
+    for chart in (fleet, power, demand):
+        assert chart.y_axis.numFmt.formatCode == "#,##0"
+    # legends name the series; the unit is the axis title's
+    block = book["Charts"]
+    hardware = [block.cell(row=3, column=c).value for c in range(2, 2 + len(fleet.series))]
+    assert [s.tx.v for s in fleet.series] == [h.removesuffix(" (accelerators)") for h in hardware]
+    assert [s.tx.v for s in fleet.series] == ["h100-hgx", "b200-hgx", "gb200-nvl72"]
+    assert [s.tx.v for s in power.series] == ["facility power used", "cap"]
+    assert [s.tx.v for s in demand.series] == ["demand", "served"]
+    summary_costs, _ = book["Summary"]._charts
+    assert summary_costs.y_axis.numFmt.formatCode == '$#,##0.0,,,"B"'
+
+
+def test_summary_description_wraps(book: openpyxl.Workbook) -> None:
+    ws = book["Summary"]
+    row = _find(ws, "description")
+    cell = ws.cell(row=row, column=2)
+    assert cell.value.startswith("Frontier lab, 2026-2031")
+    assert cell.alignment.wrap_text is True
+    # 199 characters wrap to 3 lines of at most 70: three 15 pt lines
+    assert len(cell.value) == 199
+    assert ws.row_dimensions[row].height == 45.0
+    assert ws.column_dimensions["B"].width == 70

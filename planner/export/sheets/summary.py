@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from planner.results import Plan
 from planner.scenario.schema import Scenario
 
 TITLE = "Summary"
+VALUE_WIDTH = 70  # characters: column B, where values and the description sit
+LINE_HEIGHT_PT = 15.0  # one line of the default 11 pt font
+MAX_ROW_HEIGHT_PT = 409.0  # Excel's tallest row
 CHART_W, CHART_H = 16.0, 8.5  # cm: two charts stacked beside the headline figures
 CHART_ROWS = 18  # rows between their tops (8.5 cm ≈ 16 rows)
 MEASURED = ("solve time", "build time")
@@ -46,6 +50,11 @@ def scenario_sha256(scenario: Scenario) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def wrapped_lines(text: str, width: int) -> int:
+    """Lines ``text`` takes when wrapped at word boundaries within ``width`` characters."""
+    return sum(max(1, len(textwrap.wrap(line, width))) for line in text.splitlines() or [""])
+
+
 class _Writer:
     def __init__(self, book: Book, ws: Worksheet) -> None:
         self.book, self.ws, self.row = book, ws, 2
@@ -65,6 +74,17 @@ class _Writer:
         self.book.text(self.ws, self.row, 1, label)
         self.book.formula(self.ws, self.row, 2, formula, expected, fmt)
         self.book.text(self.ws, self.row, 3, unit)
+        self.row += 1
+
+    def paragraph(self, label: str, text: str) -> None:
+        """A long text beside its label, wrapped within the value column, row tall enough."""
+        self.book.text(self.ws, self.row, 1, label).alignment = Alignment(vertical="top")
+        cell = self.book.text(self.ws, self.row, 2, text, track=False)
+        cell.alignment = Alignment(wrap_text=True, vertical="top")
+        lines = wrapped_lines(text, VALUE_WIDTH)
+        if lines > 1:
+            height = min(lines * LINE_HEIGHT_PT, MAX_ROW_HEIGHT_PT)
+            self.ws.row_dimensions[self.row].height = height
         self.row += 1
 
     def sentence(self, text: str) -> None:
@@ -103,7 +123,7 @@ def write_summary(
     w = _Writer(book, ws)
     w.section("Scenario")
     w.item("scenario", scenario.name)
-    w.item("description", scenario.description.strip() or "(none)")
+    w.paragraph("description", scenario.description.strip() or "(none)")
     w.item("planner version", __version__)
     w.item("scenario file", str(source) if source is not None else "(not from a file)")
     if source is not None:
@@ -196,11 +216,10 @@ def write_summary(
     cells.freeze_header(ws)
     book.fit_widths(ws)
     ws.column_dimensions["A"].width = 44
-    ws.column_dimensions["B"].width = 70
+    ws.column_dimensions["B"].width = VALUE_WIDTH
     ws.column_dimensions["C"].width = 50
     # two small charts beside the figures, on the same printed page
-    periods = len(table(plan, "periods"))
-    ws.add_chart(cost_chart(book, periods, CHART_W, CHART_H), "E3")
+    ws.add_chart(cost_chart(book, plan, CHART_W, CHART_H), "E3")
     ws.add_chart(fleet_chart(book, CHART_W, CHART_H), f"E{3 + CHART_ROWS}")
 
 
