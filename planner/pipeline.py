@@ -51,7 +51,9 @@ from planner.optimize import (
     solve,
 )
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
+from planner.relief import relief_tables
 from planner.results import Plan, build_plan
+from planner.results.diagnosis import with_relief
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
 from planner.units import USD_SCALE
@@ -385,7 +387,7 @@ def _plan(
             tabulate=throughput,
         )
     deadline.check("the plan's tables")
-    return build_plan(
+    result_plan = build_plan(
         data,
         solution,
         status=lexicographic_status(service, result).value,
@@ -397,3 +399,12 @@ def _plan(
         marginals=moved,
         throughput=tables,
     )
+    relief = relief_tables(data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options))
+    return with_relief(data, result_plan, relief)
+
+
+def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
+    """The lexicographic (serve most, then cheapest) plan of ``data`` as an LP: the
+    relief re-solves of :mod:`planner.relief`."""
+    _, solution, _, _ = min_cost(replace(data, relax=True), replace(options, mip_gap=None))
+    return solution

@@ -13,6 +13,7 @@ from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
+from planner.results.relief_text import empty_relief_tables
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
@@ -65,6 +66,7 @@ def build_plan(
         "costs_by_year": costs_by_year(costs),
         "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
         "shadow_prices": shadow,
+        **empty_relief_tables(),  # planner.relief fills them (planner.pipeline)
     }
     if marginals is not None and len(marginals):
         tables["marginals"] = marginals

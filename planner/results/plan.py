@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from planner.economics import ANNUITY_CAPITAL
+from planner.results.relief_text import SERVED_UNITS, USE_UNITS
 
 TABLE_UNITS: dict[str, str] = {
     "periods": "discount factor: present value of 1 USD booked at the period start",
@@ -42,6 +43,8 @@ TABLE_UNITS: dict[str, str] = {
     "costs_by_year": "USD; the costs table summed over each year's periods",
     "usd_per_mtok": f"USD per million output tokens served; capital: {ANNUITY_CAPITAL}",
     "shadow_prices": "see the unit column",
+    "relief_served": SERVED_UNITS,
+    "relief_use": USE_UNITS,
 }
 
 
