@@ -405,6 +405,6 @@ def _plan(
 
 def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
     """The lexicographic (serve most, then cheapest) plan of ``data`` as an LP: the
-    relief re-solves of :mod:`planner.relief`."""
-    _, solution, _, _ = min_cost(replace(data, relax=True), replace(options, mip_gap=None))
-    return solution
+    relief re-solves of :mod:`planner.relief`; None unless both stages are optimal."""
+    cost, solution, _, service = min_cost(replace(data, relax=True), replace(options, mip_gap=None))
+    return solution if lexicographic_status(service, cost) == SolveStatus.OPTIMAL else None
