@@ -23,6 +23,7 @@ from planner.economics import (
     tokens_per_day,
 )
 from planner.results.costs import COST_CATEGORIES
+from planner.results.diagnosis_check import check_diagnosis
 from planner.results.plan import Plan
 from planner.units import MTOK, PFLOP, RENTED
 
@@ -57,6 +58,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
     out += _check_costs(plan)
+    out += check_diagnosis(plan)  # every diagnosis sentence against these tables
     return out
 
 
