@@ -203,7 +203,7 @@ def min_cost(
         service.objective / service_scale(data),
         service.status.value,
     )
-    held = CostWithServiceHeld(max(service.objective, 0.0))
+    held = CostWithServiceHeld(max(service.objective, 0.0), start=first)
     result, solution, size = build_and_solve(data, options, duals, extend=held)
     if solution is None:
         log.warning("the cost stage found no plan: keeping the service stage's plan")

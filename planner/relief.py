@@ -56,7 +56,7 @@ LIFTED_MW = 1.0e6
 MIN_SECONDS_LEFT = 2.0
 """No re-solve starts with less of the run's time left; those not made are not reported
 (the diagnosis says no estimate was made), and the plan is returned as solved."""
-MAX_ALONE = 6
+MAX_ALONE = 4
 """At most this many binding limits are lifted one at a time (power first, then the
 budget, supply and vendor shares); all of them are still lifted together."""
 EXTRA_SHARE = 1e-6

@@ -12,7 +12,7 @@ import pytest
 from planner.deadline import Deadline
 from planner.economics import facility_mw_per_unit
 from planner.optimize import build_data
-from planner.optimize.objective import ServiceFirst, service_scale
+from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
 from planner.pipeline import build_and_solve, plan, solver_options, throughput
 from planner.relief import MIN_SECONDS_LEFT, relief_tables
 from planner.results import Plan
@@ -210,3 +210,24 @@ def test_with_too_little_run_time_left_the_plan_keeps_no_estimate(budget_plan: P
     rewritten = with_relief(data, budget_plan, relief)
     assert any(s.endswith(NO_ESTIMATES) for s in rewritten.diagnosis)
     assert check_plan(rewritten) == []
+
+
+def test_the_cost_stage_starts_from_the_service_stages_plan() -> None:
+    """The cost stage's MIP starts from the service stage's whole-unit decisions (which
+    meet the held service; on the M benchmark HiGHS found no other plan in 100 s)."""
+    scenario = load_scenario(BUDGET)
+    data = build_data(scenario, *throughput(scenario))
+    options = solver_options(scenario)
+    service, first, _ = build_and_solve(data, options, extend=ServiceFirst())
+    assert first is not None and service.objective is not None
+    assert first.buy == {("h100-hgx", "dc", 2026): 2.0}
+    seen: dict[object, float | None] = {}
+
+    def held_then_look(model: object, d: object) -> None:
+        CostWithServiceHeld(service.objective, start=first)(model, d)  # type: ignore[arg-type]
+        seen.update({k: v.value for k, v in model.buy.items()})  # type: ignore[attr-defined]
+
+    result, solution, _ = build_and_solve(data, options, extend=held_then_look)
+    assert seen == {("h100-hgx", "dc", 2026): 2.0}
+    assert result.status.value == "optimal" and solution is not None
+    assert solution.buy == first.buy

@@ -47,6 +47,7 @@ def solve_highs(
     if options.threads is not None:
         hs.reset_scheduler()
         highs.setOptionValue("threads", options.threads)
+    _mip_start(bridge)
     started = time.perf_counter()
     deadline = None if options.time_limit_s is None else started + options.time_limit_s
     lp_first = options.strategy == "lp-first" and rounding is not None and len(bridge.integers) > 0
@@ -91,6 +92,18 @@ def solve_highs(
         load_seconds=time.perf_counter() - started,
         nonzeros=bridge.nonzeros,
     )
+
+
+def _mip_start(bridge: hs.HighsModel) -> None:
+    """Integer columns whose variables hold a value when the model is handed over (a
+    build hook set them, e.g. the cost stage from the service stage's plan) are a MIP
+    start: HiGHS completes the continuous columns and keeps the plan if it is feasible."""
+    chosen = [(j, bridge.columns[j].value) for j in bridge.integers]
+    chosen = [(j, x) for j, x in chosen if x is not None]
+    if chosen:
+        index = np.array([j for j, _ in chosen], dtype=np.int32)
+        value = np.array([x for _, x in chosen], dtype=np.double)
+        bridge.highs.setSolution(len(chosen), index, value)
 
 
 def _round_the_lp(
