@@ -26,6 +26,7 @@ supply binding once it is lifted, 6 LP solves, about 1 s in all).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -56,6 +57,10 @@ LIFTED_MW = 1.0e6
 MIN_SECONDS_LEFT = 2.0
 """No re-solve starts with less of the run's time left; those not made are not reported
 (the diagnosis says no estimate was made), and the plan is returned as solved."""
+BUDGET_S = 30.0
+"""No re-solve starts once the re-solves have taken this long (wall clock): on a large
+model (the L benchmark's LP takes seconds) the estimates made are kept, the rest not
+reported."""
 MAX_ALONE = 4
 """At most this many binding limits are lifted one at a time (power first, then the
 budget, supply and vendor shares); all of them are still lifted together."""
@@ -231,15 +236,17 @@ def relief_tables(
     use: list[dict[str, object]] = []
     runs: list[tuple[str, list[Lift]]] = [(NOTHING_LIFTED, [])]
     runs += [(lift.name, [lift]) for lift in lifts[:MAX_ALONE]]
+    stop = time.monotonic() + BUDGET_S
     try:
         for name, chosen in runs:
-            _estimate(d, solve, short, name, chosen, served, use)
+            _estimate(d, solve, short, name, chosen, served, use, stop)
         # Together: the plan's binding limits and those that bind once one is lifted.
         together = _merge(lifts, [_lift_of(row) for row in use if not row["lifted"]])
         if len(together) > 1:
-            _estimate(d, solve, short, ALL_LIFTED, together, served, use)
+            _estimate(d, solve, short, ALL_LIFTED, together, served, use, stop)
     except TimeLimitError:  # the plan is made: keep the estimates done, drop the rest
-        log.warning("the run's time limit stopped the LP estimates of lifting the limits")
+        made = len({row["relief"] for row in served})
+        log.warning("time ran out for the LP estimates of lifting limits: %d made", made)
     return {
         "relief_served": pd.DataFrame(served, columns=SERVED_COLUMNS),
         "relief_use": pd.DataFrame(use, columns=USE_COLUMNS),
@@ -268,11 +275,15 @@ def _estimate(
     chosen: Sequence[Lift],
     served: list[dict[str, object]],
     use: list[dict[str, object]],
+    stop: float,
 ) -> None:
-    """Re-solve with ``chosen`` lifted; append its rows to ``served`` and ``use``."""
+    """Re-solve with ``chosen`` lifted; append its rows to ``served`` and ``use``.
+    Raise TimeLimitError instead when the run's time or ``stop`` (monotonic) is near."""
     left = deadline.remaining()
     if left is not None and left < MIN_SECONDS_LEFT:
         raise TimeLimitError(f"{left:.1f} s left for the LP estimates")
+    if time.monotonic() > stop:
+        raise TimeLimitError(f"the LP estimates took their {BUDGET_S:g} s")
     sol = solve(lifted_data(d, chosen))
     if sol is None:
         log.warning("LP with %s lifted found no plan: no estimate for it", name)

@@ -231,3 +231,16 @@ def test_the_cost_stage_starts_from_the_service_stages_plan() -> None:
     assert seen == {("h100-hgx", "dc", 2026): 2.0}
     assert result.status.value == "optimal" and solution is not None
     assert solution.buy == first.buy
+
+
+def test_the_re_solves_stop_at_their_own_time_budget(
+    budget_plan: Plan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import planner.relief
+
+    scenario = load_scenario(BUDGET)
+    data = build_data(scenario, *throughput(scenario))
+    calls: list[object] = []
+    monkeypatch.setattr(planner.relief, "BUDGET_S", -1.0)  # spent before the first
+    relief = relief_tables(data, budget_plan.tables, calls.append)  # type: ignore[arg-type]
+    assert calls == [] and relief["relief_served"].empty
