@@ -235,16 +235,15 @@ def relief_tables(
         return empty
     served: list[dict[str, object]] = []
     use: list[dict[str, object]] = []
-    runs: list[tuple[str, list[Lift]]] = [(NOTHING_LIFTED, [])]
-    runs += [(lift.name, [lift]) for lift in lifts[:MAX_ALONE]]
     stop = time.monotonic() + BUDGET_S
-    try:
-        for name, chosen in runs:
-            _estimate(d, solve, short, name, chosen, served, use, stop)
+    try:  # most telling first: each limit alone, all together, then none lifted
+        for lift in lifts[:MAX_ALONE]:
+            _estimate(d, solve, short, lift.name, [lift], served, use, stop)
         # Together: the plan's binding limits and those that bind once one is lifted.
         together = _merge(lifts, [_lift_of(row) for row in use if not row["lifted"]])
         if len(together) > 1:
             _estimate(d, solve, short, ALL_LIFTED, together, served, use, stop)
+        _estimate(d, solve, short, NOTHING_LIFTED, [], served, use, stop)
     except TimeLimitError:  # the plan is made: keep the estimates done, drop the rest
         made = len({row["relief"] for row in served})
         log.warning("time ran out for the LP estimates of lifting limits: %d made", made)

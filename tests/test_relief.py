@@ -69,7 +69,7 @@ def test_lifting_the_budget_buys_the_missing_units_by_hand(budget_plan: Plan) ->
     sentence = next(s for s in budget_plan.diagnosis if s.startswith("2026: 48% of chat"))
     assert sentence.endswith(
         "Binding: the capex budget. LP estimates (purchases continuous) of the share of it "
-        "served: 8% with no limit lifted, 100% with the capex budget lifted."
+        "served: 100% with the capex budget lifted, 8% with no limit lifted."
     )
     assert (
         "LP estimate with the capex budget lifted: its plan uses $480k more capex budget "
