@@ -4,12 +4,14 @@ For a plan that leaves demand unmet while limits bind, the model data is re-solv
 LP (purchases and cluster choices continuous) by the plan's own lexicographic objective
 (serve as much as the limits allow, then minimise cost), a few times:
 
-* ``nothing lifted``: the LP of the plan's own limits (what continuity alone gains);
 * each binding limit lifted alone: ``power at texas`` (its cap removed in the periods
   where it binds), ``the capex budget``, ``gb200-nvl72 supply``, ``the nvidia share cap``;
 * ``all binding limits`` lifted together: the plan's, and those that bind in the LP
   plans of a single lift (power lifted, a supply cap may then bind), when that is more
-  than one limit.
+  than one limit;
+* ``no limit`` lifted: the LP of the plan's own limits (what continuity alone gains).
+
+In that order, so that a large model's time budget goes to the most telling first.
 
 Each re-solve reports two things, as tables the diagnosis reads (the Plan's
 ``relief_served`` and ``relief_use``): how much of each shortfall its LP plan serves,
