@@ -69,6 +69,13 @@ PRETRAIN_MODELS |= {"qwen3-235b-a22b": "bf16", "llama-4-maverick": "bf16"}
 RL_MODELS = {"deepseek-r1": "fp8", "kimi-k2": "fp8", "qwen3-235b-a22b": "fp8"}  # model: precision
 
 
+CAP_FIRST, CAP_LAST = 1.0, 0.95
+"""The total power cap as a share of the estimated need, first and last year."""
+SUPPLY_SHARE = 0.6
+"""A supply-capped system may add, per year, the units that draw 0.2–0.5 × this share of
+the year's total power cap."""
+
+
 def sig(x: float, digits: int = 3) -> float:
     """``x`` rounded to ``digits`` significant figures (short, stable YAML)."""
     return float(f"{x:.{digits}g}")
@@ -142,9 +149,12 @@ def training_rows(size: Size, rng: random.Random, years: list[int]) -> list[dict
 
 
 def demand_mw(doc: dict[str, Any], pue: float) -> dict[int, float]:
-    """Facility MW per year to serve peak demand and finish every run on the best
-    reference hardware (throughput per kW), with no caps: a lower bound on the need."""
+    """Facility MW per year to serve peak demand (in the year's last period, where demand
+    is highest) and finish every run on the best reference hardware (throughput per kW),
+    with no caps: a lower bound on the need."""
     yearly = {"start": doc["horizon"]["start"], "years": doc["horizon"]["years"]}
+    # With sub-year periods a year's last period has the year's highest demand.
+    last_period = 1.0 - 1.0 / doc["horizon"].get("periods_per_year", 1)
     hardware = [{"id": h} for h in REFERENCE_HARDWARE]
     reference = doc | {"horizon": yearly, "hardware": hardware, "rental": []}
     scenario = Scenario.model_validate(reference)
@@ -162,7 +172,7 @@ def demand_mw(doc: dict[str, Any], pue: float) -> dict[int, float]:
         if w.name not in best_serve:
             raise ValueError(f"workload {w.name} is servable on no reference hardware")
         for year in active_years(w, scenario):
-            tokens_per_day = value_at(w.tokens_per_day, year, "geometric")
+            tokens_per_day = value_at(w.tokens_per_day, year + last_period, "geometric")
             tokens_per_s = tokens_per_day * w.peak_to_average / 86_400.0
             it_kw[year] += tokens_per_s / best_serve[w.name] / availability
     for run in scenario.training:
@@ -206,7 +216,8 @@ def build(size: Size, rng: random.Random, periods_per_year: int) -> dict[str, An
     onset = [0] + [rng.randint(0, len(years) // 2) for _ in sites[1:]]
     total, held = {}, 0.0
     for k, year in enumerate(years):
-        held = total[year] = max(held, need[year] * (0.9 - 0.2 * k / max(1, len(years) - 1)))
+        share = CAP_FIRST + (CAP_LAST - CAP_FIRST) * k / max(1, len(years) - 1)
+        held = total[year] = max(held, need[year] * share)
         ramp = [min(1.0, max(0.05, (k - o + 1) / 3)) for o in onset]
         shares = [w * r for w, r in zip(weight, ramp, strict=True)]
         for site, share in zip(sites, shares, strict=True):
@@ -248,7 +259,7 @@ def build(size: Size, rng: random.Random, periods_per_year: int) -> dict[str, An
         if h in offer_catalog() and not offer_catalog()[h].purchasable:
             row["purchasable"] = True  # bench models buy every type, cloud-only included
         if specs[h].form in ("rack", "pod-slice") or rng.random() < 0.3:
-            per_mw = rng.uniform(0.2, 0.5) * 0.3 * units_per_mw(h)
+            per_mw = rng.uniform(0.2, 0.5) * SUPPLY_SHARE * units_per_mw(h)
             row["max_units_per_year"] = {y: max(1, round(per_mw * total[y])) for y in years}
         if "name" not in row and rng.random() < 0.5:
             start_price = sig(specs[h].price_usd * rng.uniform(0.9, 1.0))

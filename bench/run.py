@@ -6,10 +6,12 @@
 
 Each size runs in its own process (so peak memory is that size's alone): generate the
 scenario (bench/generate.py, seed 0), run the perf model, then time each step of
-``planner run`` separately — ModelData, the Pyomo build, the hand-off to HiGHS, HiGHS's
-own solve, loading and extracting the solution, the results tables and the workbook —
-and finally time handing the same model's arrays to highspy directly
-(bench/highspy_direct.py), the floor of any hand-off. Prints one row per size and
+``planner run`` separately — ModelData, the service stage of the lexicographic solve,
+the cost stage's Pyomo build, hand-off and HiGHS solve, loading the solution, the
+results tables, the shadow-price LP, the LP re-solves behind the diagnosis and the
+workbook — and finally time handing the same model's arrays to highspy directly
+(bench/highspy_direct.py), the floor of any hand-off. The gap reported is the cost
+stage's, on NPV cost alone; the unmet shares are reported apart from it. Prints one row per size and
 writes the same as CSV (``--out``). Column meanings: bench/README.md.
 """
 
@@ -34,15 +36,19 @@ SIZES = ("S", "M", "L", "XL")
 STAGES = (
     "perf_s",
     "data_s",
+    "service_s",
     "build_s",
     "handoff_s",
-    "solve_s",
+    "cost_solve_s",
     "load_s",
-    "extract_s",
     "results_s",
+    "shadow_s",
+    "relief_s",
     "workbook_s",
 )
-"""Timed stages of one run, in order; ``total_s`` is their sum."""
+"""Timed stages of one run, in order; ``total_s`` is their sum. ``service_s`` is the
+service stage whole (its build, hand-off and solve); ``build_s`` and ``handoff_s``
+are the cost stage's."""
 COLUMNS = (
     "size",
     "periods",
@@ -53,21 +59,40 @@ COLUMNS = (
     "nonzeros",
     *STAGES,
     "total_s",
+    "cpu_s",
+    "service_solve_s",
+    "solve_s",
     "peak_memory_mib",
     "strategy",
+    "service_status",
+    "service_gap",
     "status",
-    "objective_usd",
-    "mip_gap",
+    "npv_cost_usd",
+    "cost_gap",
+    "unmet_inference_share",
+    "unmet_training_share",
+    "relief_solves",
     "read_rows_s",
     "direct_pass_s",
     "array_mib",
     "overhead_vs_solve",
     "handoff_vs_direct",
 )
-"""CSV columns; ``read_rows_s``: the part of the hand-off that reads the Pyomo rows
-into arrays; ``direct_pass_s``: the same arrays into a new ``highspy.Highs``;
-``array_mib``: what those arrays hold; ``overhead_vs_solve`` = (build + hand-off) /
-HiGHS solve time, ``handoff_vs_direct`` = hand-off / direct pass."""
+"""CSV columns. The solve is ``planner run``'s, lexicographic: ``service_solve_s`` is
+HiGHS's time in the service stage (serve the most the limits allow), ``cost_solve_s``
+in the cost stage (least NPV cost with that service held), ``solve_s`` both;
+``cost_gap`` is the cost stage's gap (a gap on NPV cost, no penalty in it) and
+``service_gap`` the service stage's own (its target ``planner.pipeline.SERVICE_GAP``,
+or ``--service-gap``), ``unmet_inference_share`` / ``unmet_training_share`` the shares
+of demanded output tokens / training FLOP left unserved, reported apart from it.
+``shadow_s``: the LP relaxation for the shadow prices; ``relief_s``: the LP re-solves
+with binding limits lifted (``relief_solves`` of them) behind the diagnosis.
+``read_rows_s``: the part of the hand-off that reads the Pyomo rows into arrays;
+``direct_pass_s``: the same arrays into a new ``highspy.Highs``; ``array_mib``: what
+those arrays hold; ``overhead_vs_solve`` = (build + hand-off) / HiGHS solve time (both
+stages), ``handoff_vs_direct`` = hand-off / direct pass. ``cpu_s``: the process's CPU
+time up to the workbook (user + system, all threads), which a machine loaded by other
+jobs moves less than the wall-clock stages."""
 
 
 def _load(name: str) -> ModuleType:
@@ -100,19 +125,35 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
+def _share(unmet: float, total: float) -> float:
+    return unmet / total if total > 0 else 0.0
+
+
 def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every figure of one size, in this process."""
-    from dataclasses import replace
-
-    from planner.optimize import build_data, build_model, extract, solve
-    from planner.optimize.data import USD_SCALE
+    from planner.deadline import Deadline, TimeLimitError
+    from planner.optimize import build_data, build_model
     from planner.optimize.model import model_size
+    from planner.optimize.objective import service_scale
     from planner.optimize.solvers.highs import new_highs
-    from planner.optimize.strategy import resolve, round_plan
-    from planner.pipeline import solver_options, throughput
+    from planner.pipeline import (
+        lexicographic_status,
+        lp_duals,
+        lp_min_cost,
+        min_cost,
+        service_headline,
+        solver_options,
+        throughput,
+    )
+    from planner.relief import relief_tables
     from planner.results import build_plan
     from planner.scenario import load_scenario
+    from planner.units import USD_SCALE
 
+    if args.service_gap is not None:  # a what-if: the service stage to a looser gap
+        import planner.pipeline
+
+        planner.pipeline.SERVICE_GAP = args.service_gap
     generate = _load("generate")
     direct = _load("highspy_direct")
     new_highs()  # import highspy and swallow its banner before any clock: once a process
@@ -128,10 +169,7 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         data = build_data(scenario, *tables)
         row["data_s"] = time.perf_counter() - started
-        started = time.perf_counter()
-        model = build_model(data)
-        row["build_s"] = time.perf_counter() - started
-        size_now = model_size(model)
+        size_now = model_size(build_model(data))
         row["variables"] = size_now["variables"]
         row["integer_variables"] = size_now["integer_variables"]
         row["continuous_variables"] = size_now["variables"] - size_now["integer_variables"]
@@ -143,33 +181,55 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
             strategy=args.strategy,
             mip_gap=args.mip_gap,
         )
-        strategy = resolve(options.strategy, options.name, row["variables"], relax=False)
-        row["strategy"] = strategy
-        rounding = round_plan if strategy == "lp-first" else None
-        result = solve(model, replace(options, strategy=strategy), rounding=rounding)
-        handoff, solver = result.handoff_seconds or 0.0, result.solver_seconds or 0.0
-        row["handoff_s"], row["solve_s"] = handoff, solver
+        # As planner run solves: the service stage, then the cost stage with the service
+        # held, both inside the run's time limit.
+        with Deadline(options.time_limit_s or float("inf")):
+            result, solution, stage, service = min_cost(data, options)
+        row["strategy"] = stage["strategy"]
+        row["build_s"] = stage["build_seconds"]
+        row["handoff_s"] = stage["handoff_seconds"]
+        row["service_solve_s"] = service.solver_seconds
+        row["service_s"] = service.seconds
+        row["cost_solve_s"] = result.solver_seconds if result is not service else None
+        row["solve_s"] = (row["service_solve_s"] or 0.0) + (row["cost_solve_s"] or 0.0)
         row["load_s"] = result.load_seconds
         row["nonzeros"] = result.nonzeros
-        row["status"] = result.status.value
-        row["objective_usd"] = None if result.objective is None else result.objective * USD_SCALE
-        row["mip_gap"] = result.gap
-        if result.status.has_solution:
+        row["service_status"] = service.status.value
+        row["service_gap"] = service.gap
+        row["status"] = lexicographic_status(service, result).value
+        row["npv_cost_usd"] = None if result.objective is None else result.objective * USD_SCALE
+        row["cost_gap"] = result.gap
+        if solution is not None:
             started = time.perf_counter()
-            solution = extract(model, data)
-            row["extract_s"] = time.perf_counter() - started
-            started = time.perf_counter()
-            plan = build_plan(
-                data, solution, status=result.status.value, headline={}, throughput=tables
-            )
+            headline = service_headline(service, result, service_scale(data))
+            plan = build_plan(data, solution, status=row["status"], headline=headline)
             row["results_s"] = time.perf_counter() - started
+            served, training = plan.tables["served"], plan.tables["training"]
+            demanded = float((served["served_tokens"] + served["unmet_tokens"]).sum())
+            row["unmet_inference_share"] = _share(float(served["unmet_tokens"].sum()), demanded)
+            row["unmet_training_share"] = _share(
+                float(training["unmet_flops"].sum()), float(training["flops_required"].sum())
+            )
+            # What planner run does after the solve, each in the size's time limit.
+            try:
+                with Deadline(options.time_limit_s or float("inf")):
+                    started = time.perf_counter()
+                    lp_duals(data, options)
+                    row["shadow_s"] = time.perf_counter() - started
+                    started = time.perf_counter()
+                    relief = relief_tables(data, plan.tables, lambda d: lp_min_cost(d, options))
+                    row["relief_s"] = time.perf_counter() - started
+                    row["relief_solves"] = 2 * relief["relief_served"]["relief"].nunique()
+            except TimeLimitError:
+                pass  # left empty: not done inside the time limit
             if not args.no_workbook:
                 started = time.perf_counter()
                 write_workbook(plan, scenario, Path(tmp) / f"{size}.xlsx", tables)
                 row["workbook_s"] = time.perf_counter() - started
         row["peak_memory_mib"] = _peak_mib()  # before the direct build below
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        row["cpu_s"] = usage.ru_utime + usage.ru_stime  # less moved by a loaded machine
         row["total_s"] = sum(row.get(k) or 0.0 for k in STAGES)
-        del model
         figures, _, _ = direct.measure(data)  # a fresh model of the same data
         row["read_rows_s"] = figures.read_seconds
         row["direct_pass_s"] = figures.pass_seconds
@@ -188,6 +248,7 @@ def _child_command(size: str, args: argparse.Namespace) -> list[str]:
         ("--threads", args.threads),
         ("--strategy", args.strategy),
         ("--mip-gap", args.mip_gap),
+        ("--service-gap", args.service_gap),
         ("--periods-per-year", args.periods_per_year),
     ):
         if value is not None:
@@ -225,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     parser.add_argument("--time-limit", type=float, help="override the scenario's limit (s)")
     parser.add_argument("--mip-gap", type=float, help="override the scenario's MIP gap")
+    parser.add_argument(
+        "--service-gap",
+        type=float,
+        help="what-if: the service stage's MIP gap instead of planner.pipeline.SERVICE_GAP",
+    )
     parser.add_argument("--threads", type=int, help="HiGHS threads")
     parser.add_argument(
         "--strategy", choices=("auto", "direct", "lp-first"), help="solver strategy"

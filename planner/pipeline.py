@@ -59,7 +59,9 @@ from planner.optimize.profit import (
     must_serve_scale,
     objective_headline,
 )
+from planner.relief import relief_tables
 from planner.results import Plan, build_plan
+from planner.results.diagnosis import with_relief
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
 from planner.units import USD_SCALE
@@ -211,7 +213,13 @@ def min_cost(
     status ``feasible`` (its cost not minimised).
     """
     return _two_stages(
-        data, options, duals, ServiceFirst(), CostWithServiceHeld, service_scale, extend
+        data,
+        options,
+        duals,
+        ServiceFirst(),
+        lambda unserved, first: CostWithServiceHeld(unserved, start=first),
+        service_scale,
+        extend,
     )
 
 
@@ -230,7 +238,13 @@ def max_profit(
         )
         return result, solution, size, result
     return _two_stages(
-        data, options, duals, MustServeFirst(), ProfitWithServiceHeld, must_serve_scale, extend
+        data,
+        options,
+        duals,
+        MustServeFirst(),
+        lambda unserved, _first: ProfitWithServiceHeld(unserved),
+        must_serve_scale,
+        extend,
     )
 
 
@@ -239,11 +253,11 @@ def _two_stages(
     options: SolverOptions,
     duals: Sequence[str],
     first_stage: ModelHook,
-    held_stage: Callable[[float], ModelHook],
+    held_stage: Callable[[float, Solution | None], ModelHook],
     scale: Callable[[ModelData], float],
     extend: ModelHook | None = None,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """Service stage ``first_stage``, then ``held_stage(its objective)``; ``extend``
+    """Service stage ``first_stage``, then ``held_stage(its objective, its plan)``; ``extend``
     adds its rows to both."""
     left = deadline.remaining()
     limits = [x for x in (left, options.time_limit_s) if x is not None]
@@ -260,7 +274,7 @@ def _two_stages(
         service.objective / scale(data),
         service.status.value,
     )
-    held = held_stage(max(service.objective, 0.0))
+    held = held_stage(max(service.objective, 0.0), first)
     result, solution, size = build_and_solve(data, options, duals, extend=_both(held, extend))
     if solution is None:
         log.warning("the second stage found no plan: keeping the service stage's plan")
@@ -476,7 +490,7 @@ def _plan(
             tabulate=throughput,
         )
     deadline.check("the plan's tables")
-    return build_plan(
+    result_plan = build_plan(
         data,
         solution,
         status=lexicographic_status(service, result).value,
@@ -489,3 +503,12 @@ def _plan(
         marginals=moved,
         throughput=tables,
     )
+    relief = relief_tables(data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options))
+    return with_relief(data, result_plan, relief)
+
+
+def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
+    """The lexicographic (serve most, then cheapest) plan of ``data`` as an LP: the
+    relief re-solves of :mod:`planner.relief`; None unless both stages are optimal."""
+    cost, solution, _, service = min_cost(replace(data, relax=True), replace(options, mip_gap=None))
+    return solution if lexicographic_status(service, cost) == SolveStatus.OPTIMAL else None

@@ -36,6 +36,7 @@ STAGES: dict[str, int] = {
     "planner.results": 5,
     "planner.pipeline": 6,
     "planner.marginals": 6,
+    "planner.relief": 6,
     "planner.export": 7,
     "planner.analysis": 7,
     "planner.api": 7,

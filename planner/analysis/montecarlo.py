@@ -173,8 +173,9 @@ def power_fan(runs: pd.DataFrame, scenario: Scenario) -> pd.DataFrame:
     caps = []
     for year in fan["year"]:
         total = 0.0
-        for site in scenario.sites:
-            total += float(value_at(site.power_cap_mw, int(year), "hold"))
+        for site in scenario.sites:  # a site that only builds or leases has no given cap
+            if site.power_cap_mw is not None:
+                total += float(value_at(site.power_cap_mw, int(year), "hold"))
         caps.append(total)
     return fan.assign(**{"power cap (all sites)": caps})
 

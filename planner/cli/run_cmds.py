@@ -252,7 +252,7 @@ def _warn(plan: Plan) -> None:
         soft_wrap=True,
     )
     for sentence in plan.diagnosis:
-        if "unmet" in sentence or "% of its" in sentence:
+        if "unmet" in sentence or "% of its" in sentence or sentence.startswith("LP estimate"):
             stderr.print(f"  - {escape(sentence)}", soft_wrap=True)
 
 

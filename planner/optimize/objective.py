@@ -50,6 +50,7 @@ from planner.economics import maintenance_usd_per_unit_year
 from planner.optimize.constraints.commitments import commitment_coefficients
 from planner.optimize.constraints.datacenter import datacenter_coefficients
 from planner.optimize.data import Key, ModelData
+from planner.optimize.extract import Solution
 from planner.optimize.linear import linear
 from planner.optimize.variables import Vars
 from planner.units import DAYS_PER_YEAR, MTOK, PFLOP, USD_SCALE, ZFLOP
@@ -213,6 +214,9 @@ class CostWithServiceHeld:
     upper bound is set to 0 instead (no row, no tolerance)."""
 
     unserved: float
+    start: Solution | None = None
+    """The service stage's plan: its whole-unit decisions start the cost stage's MIP
+    (it meets the held service, and the MIP's own heuristics rarely find such a plan)."""
 
     @property
     def cap(self) -> float:
@@ -228,3 +232,8 @@ class CostWithServiceHeld:
             model.service_held = pyo.Constraint(expr=unserved_share(model, data) <= self.cap)
         model.cost.deactivate()
         model.npv = pyo.Objective(expr=npv_cost(model, data), sense=pyo.minimize)
+        if self.start is not None and not data.relax:
+            for family in ("buy", "kept", "y"):
+                given = getattr(self.start, family)
+                for key, var in getattr(model, family).items():
+                    var.set_value(given.get(key, 0.0), skip_validation=True)

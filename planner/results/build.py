@@ -19,6 +19,7 @@ from planner.results.procurement import (
     procurement_tables,
     with_built_capacity,
 )
+from planner.results.relief_text import empty_relief_tables
 from planner.results.revenue import revenue_table
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
@@ -77,6 +78,7 @@ def build_plan(
         "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
         "shadow_prices": shadow,
         "revenue": revenue_table(d, served, training),
+        **empty_relief_tables(),  # planner.relief fills them (planner.pipeline)
     }
     tables.update(investment_tables(tables))
     if marginals is not None and len(marginals):

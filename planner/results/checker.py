@@ -24,6 +24,7 @@ from planner.economics import (
 )
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.costs import COST_CATEGORIES
+from planner.results.diagnosis_check import check_diagnosis
 from planner.results.plan import Plan
 from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
@@ -62,6 +63,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += problems
     out += _check_costs(plan, procurement)
     out += check_revenue(plan)
+    out += check_diagnosis(plan)  # every diagnosis sentence against these tables
     return out
 
 

@@ -1,26 +1,29 @@
 """Diagnosis in sentences: which limits bind, and what held back any unmet demand.
 
-Works on a plan's tables and the model data (no Pyomo). Estimates of "how far a limit
-would have to move" assume that limit alone holds the demand back and that the extra
-room goes to the best hardware for the job (most tokens per MW for power, per dollar
-for budget); they are estimates, and say so. For an exact answer, re-run with
+Works on a plan's tables and the model data (no Pyomo). What lifting a binding limit
+would serve is read from the plan's ``relief_served`` and ``relief_use`` tables, LP
+re-solves made by :mod:`planner.relief` (worded by :mod:`planner.results.relief_text`),
+and said to be LP estimates; every sentence is checked against the tables by
+:mod:`planner.results.diagnosis_check`. For exact marginal values, re-run with
 ``--marginal PATH``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from planner.economics import facility_mw_per_unit
 from planner.optimize.data import ModelData, PeriodLabel
+from planner.results.plan import Plan
+from planner.results.relief_text import (
+    NO_ESTIMATES,
+    UNMET_SHARE,
+    estimates_sentence,
+    use_sentences,
+)
 from planner.results.revenue import profit_reason
 from planner.results.shadow import PENALTY_PRICED
-from planner.units import MTOK, ZFLOP
-
-UNMET_SHARE = 1e-4
-"""Unmet shares below this are reported as served."""
 
 NOTHING_BINDS_HERE = (
     "No power, budget or supply limit binds in this period; objective: min_cost serves "
@@ -109,35 +112,37 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class _Best:
-    hardware: str
-    per_unit_demand: float
-    """MW, USD or units per Mtok/day of peak demand (per ZFLOP for training)."""
-
-
-def _best(candidates: dict[str, float]) -> _Best | None:
-    if not candidates:
-        return None
-    h = min(candidates, key=lambda k: candidates[k])
-    return _Best(h, candidates[h])
-
-
-def _serving_hardware(d: ModelData, w: str, t: PeriodLabel) -> dict[str, float]:
-    """Hardware that could serve w's output tokens in t → its Mtok/day per unit."""
+def _serving_hardware(d: ModelData, w: str, t: PeriodLabel) -> set[str]:
+    """Hardware that could serve w's output tokens in t."""
     buyable = {h for h, _ in d.period_buys.get(t, ())} | {h for h, _ in d.period_fleet.get(t, ())}
     return {
-        h: rate
-        for (wl, role, h), rate in d.inf_rate.items()
+        h
+        for (wl, role, h) in d.inf_rate
         if wl == w and role in ("serve", "decode") and h in buyable
     }
 
 
-def _limits_in(
-    d: ModelData, tables: dict[str, pd.DataFrame], t: PeriodLabel
-) -> tuple[list[str], bool, list[str]]:
+@dataclass(frozen=True)
+class _Limits:
+    """The limits that bind in a period, or (budget, supply) before it."""
+
+    sites: list[str]
+    budget: bool
+    supply: list[str]
+    vendors: list[str]
+
+    def named(self, hardware: set[str]) -> list[str]:
+        """The binding limits that can hold back work on ``hardware``."""
+        names = [f"power at {s}" for s in self.sites]
+        names += ["the capex budget"] if self.budget else []
+        names += [f"{h} supply" for h in self.supply if h in hardware]
+        names += [f"the {v} share cap" for v in self.vendors]
+        return names
+
+
+def _limits_in(d: ModelData, tables: dict[str, pd.DataFrame], t: PeriodLabel) -> _Limits:
     """Sites whose power binds in ``t``; whether the budget, and which supply caps, bind
-    in ``t`` or before it."""
+    in ``t`` or before it; which vendor-share caps bind in ``t``."""
     position = {p.name: p.index for p in d.periods}
     now = d.period(t).index
     power = tables["power"]
@@ -148,52 +153,18 @@ def _limits_in(
     supply = tables["supply"]
     by_now = supply["period"].map(position) <= now
     capped = list(supply[by_now & supply["binding"].astype(bool)]["hardware"].unique())
-    return sites, budget_binds, capped
+    share = tables["vendor_share"]
+    vendors = list(share[(share["period"] == str(t)) & share["binding"].astype(bool)]["vendor"])
+    return _Limits(sites, budget_binds, capped, vendors)
 
 
-def _moves(
-    d: ModelData,
-    t: PeriodLabel,
-    need: dict[str, float],
-    sites: list[str],
-    budget: bool,
-    capped: list[str],
-) -> list[str]:
-    """Estimated moves of each binding limit; ``need`` maps hardware → units required."""
-    moves = []
-    for s in sites:
-        mw = {h: u * facility_mw_per_unit(d.power_kw[h], d.pue[s]) for h, u in need.items()}
-        best = _best(mw)
-        if best:
-            moves.append(
-                f"about {best.per_unit_demand:,.0f} MW more power at {s} (on {best.hardware})"
-            )
-    if budget:
-        usd = {h: u * d.price_usd[(h, t)] for h, u in need.items() if (h, t) in d.price_usd}
-        best = _best(usd)
-        if best:
-            moves.append(
-                f"about {money(best.per_unit_demand)} more capex budget by {t} "
-                f"(at {best.hardware}'s price)"
-            )
-    for h in capped:
-        if h in need:
-            moves.append(f"about {need[h]:,.0f} more units of {h} supply by {t}")
-    return moves
-
-
-def _held_back(sites: list[str], budget: bool, capped: list[str], need: dict[str, float]) -> str:
-    names = [f"power at {s}" for s in sites]
-    names += ["the capex budget"] if budget else []
-    names += [f"{h} supply" for h in capped if h in need]
-    return f"Binding: {', '.join(names)}."
-
-
-def _sizes(moves: list[str]) -> str:
-    return (
-        f"Size of the shortfall (estimate, one limit at a time): {', or '.join(moves)}; "
-        "re-run with --marginal for exact values."
-    )
+def _held_back(
+    names: list[str], tables: dict[str, pd.DataFrame], kind: str, subject: str, period: str
+) -> str:
+    """``Binding: power at texas.`` and the LP estimates of lifting them."""
+    served = tables.get("relief_served")
+    estimate = None if served is None else estimates_sentence(served, kind, subject, period)
+    return f"Binding: {', '.join(names)}. {estimate or NO_ESTIMATES}"
 
 
 def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -232,12 +203,9 @@ def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> 
         if (priced := profit_reason(d, tables, w, row.period)) is not None:
             out.append(f"{head} {priced}")
             continue
-        unmet = row.unmet_peak_tokens_per_day / MTOK
-        need = {h: unmet / (rate * d.availability) for h, rate in can_serve.items()}
-        sites, budget, capped = _limits_in(d, tables, t)
-        moves = _moves(d, t, need, sites, budget, [h for h in capped if h in need])
-        if moves:
-            out.append(f"{head} {_held_back(sites, budget, capped, need)} {_sizes(moves)}")
+        names = _limits_in(d, tables, t).named(can_serve)
+        if names:
+            out.append(f"{head} {_held_back(names, tables, 'inference', w, str(t))}")
         else:
             out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
@@ -253,11 +221,8 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
             f"{r}: {row.completion:.0%} of its {row.flops_required:.3g} FLOP done in "
             f"{first}-{last}."
         )
-        rates: dict[str, float] = {}
-        for (run, h, _), zflop in d.train_rate.items():
-            if run == r:
-                rates[h] = rates.get(h, 0.0) + zflop
-        if not rates:
+        hardware = {h for (run, h, _) in d.train_rate if run == r}
+        if not hardware:
             out.append(
                 f"{head} Cause: no listed hardware can train it inside its window "
                 "(see the perf model's training table)."
@@ -266,19 +231,11 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
         if (priced := profit_reason(d, tables, r, row.penalty_period)) is not None:
             out.append(f"{head} {priced}")
             continue
-        unmet = row.unmet_flops / ZFLOP
-        need = {h: unmet / (z * d.availability) for h, z in rates.items()}
-        sites, budget, capped = set(), False, set()
+        names: list[str] = []
         for p in (p for p in d.periods if first <= p.year <= last):
-            s, b, c = _limits_in(d, tables, p.label)
-            sites |= set(s)
-            budget |= b
-            capped |= set(c)
-        last_period = d.train_window[r][1]
-        moves = _moves(d, last_period, need, sorted(sites), budget, sorted(capped & set(need)))
-        if moves:
-            limits = _held_back(sorted(sites), budget, sorted(capped), need)
-            out.append(f"{head} {limits} {_sizes(moves)}")
+            names += [n for n in _limits_in(d, tables, p.label).named(hardware) if n not in names]
+        if names:
+            out.append(f"{head} {_held_back(names, tables, 'training', r, '')}")
         else:
             out.append(f"{head} {NOTHING_BINDS_HERE}")
     return out
@@ -322,6 +279,8 @@ def diagnose(
     """
     unmet = unmet_inference_sentences(d, tables) + unmet_training_sentences(d, tables)
     binding = binding_sentences(tables) + retirement_sentences(d, tables)
+    if "relief_use" in tables:
+        unmet += use_sentences(tables["relief_use"])
     if not unmet:
         binding.append(
             "All inference demand is served and every training run finishes inside its window."
@@ -339,3 +298,10 @@ def _why_improvable(status: str, headline: dict[str, object]) -> str:
     if service is not None and service != "optimal":
         parts.append(f"the service stage ended {service}")
     return ", ".join(parts)
+
+
+def with_relief(d: ModelData, plan: Plan, relief: dict[str, pd.DataFrame]) -> Plan:
+    """``plan`` with the relief tables of :mod:`planner.relief` and its diagnosis
+    rewritten to read them."""
+    tables = {**plan.tables, **relief}
+    return replace(plan, tables=tables, diagnosis=diagnose(d, tables, plan.status, plan.headline))

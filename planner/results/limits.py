@@ -29,6 +29,15 @@ def binds(slack: float, unit: float, dual: float | None = None) -> bool:
     return slack < unit or (dual is not None and abs(dual) > DUAL_ZERO)
 
 
+def vendor_unit(d: ModelData, v: str, t: Any, cap: float) -> float:
+    """One purchasable unit of a vendor-share cap, in accelerators of slack: buying one
+    unit of the vendor's hardware with the fewest accelerators (a) in period ``t`` adds a
+    to the vendor's and to the fleet's count, so the slack σ·total − mine falls by
+    (1 − σ)·a. Zero when the vendor has nothing to buy in ``t``."""
+    sizes = [d.accelerators[h] for h, _ in d.period_buys.get(t, ()) if d.vendor[h] == v]
+    return (1.0 - cap) * min(sizes) if sizes else 0.0
+
+
 def _smallest(values: list[float], default: float) -> float:
     return min(values) if values else default
 
@@ -44,13 +53,15 @@ def limits_tables(
     Power, budget and supply bind as :func:`binds` says, with ``duals`` the LP
     relaxation's (the shadow prices'): the unit is the smallest one installable at the
     site in that period (power), the cheapest one buyable in that period (budget), one
-    unit (supply); in a relaxed plan, ``BINDING_SHARE`` of the limit. A vendor share
-    binds when it is within ``BINDING_SHARE`` of its cap.
+    unit (supply), the fewest accelerators one purchase of the vendor's hardware takes
+    from the share's slack (vendor share, :func:`vendor_unit`; slack in accelerators
+    σ·fleet − vendor's); in a relaxed plan, ``BINDING_SHARE`` of the limit. A vendor
+    share of an empty fleet does not bind.
     """
     tiny = BINDING_SHARE
     duals = duals or {}
-    power_dual, budget_dual, supply_dual = (
-        duals.get(name, {}) for name in ("power", "budget", "supply")
+    power_dual, budget_dual, supply_dual, share_dual = (
+        duals.get(name, {}) for name in ("power", "budget", "supply", "vendor_share")
     )
     power_used = fleet.groupby(["period", "site"])["facility_mw"].sum()
     unit_mw: dict[tuple[str, Any], list[float]] = {}
@@ -108,6 +119,8 @@ def limits_tables(
         total = float(here["accelerators"].sum())
         for v, cap in d.vendor_share_max.items():
             mine = float(here.loc[here["vendor"] == v, "accelerators"].sum())
+            room = tiny * cap * total if d.relax else vendor_unit(d, v, t, cap)
+            slack = cap * total - mine
             share.append(
                 {
                     **when(d, t),
@@ -116,7 +129,7 @@ def limits_tables(
                     "fleet_accelerators": total,
                     "share": mine / total if total else 0.0,
                     "max_share": cap,
-                    "binding": bool(total > 0 and mine > 0 and mine / total > cap - tiny),
+                    "binding": total > 0 and binds(slack, room, share_dual.get((v, t))),
                 }
             )
     return {

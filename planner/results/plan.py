@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from planner.economics import ANNUITY_CAPITAL
+from planner.results.relief_text import SERVED_UNITS, USE_UNITS
 
 TABLE_UNITS: dict[str, str] = {
     "periods": "discount factor: present value of 1 USD booked at the period start",
@@ -47,6 +48,8 @@ TABLE_UNITS: dict[str, str] = {
     "investment_by_workload": (
         f"USD per year; USD per million output tokens; cost: {ANNUITY_CAPITAL}"
     ),
+    "relief_served": SERVED_UNITS,
+    "relief_use": USE_UNITS,
 }
 
 

@@ -90,3 +90,34 @@ def test_power_caps_sit_below_the_estimated_need() -> None:
 def test_same_seed_same_bytes_other_seed_differs(m_text: str) -> None:
     assert generate.generate("M", seed=0) == m_text
     assert generate.generate("M", seed=1) != m_text
+
+
+@pytest.mark.parametrize("seed", [0])
+def test_at_least_95_percent_of_demand_can_be_served(seed: int, tmp_path: Path) -> None:
+    """The limits leave room for 95 % of the demand: the LP of the service stage (serve
+    the most the limits allow, purchases continuous: a bound on any plan) leaves at most
+    5 % of the output tokens and none of the training unserved."""
+    from dataclasses import replace
+
+    from planner.optimize import build_data
+    from planner.optimize.objective import ServiceFirst
+    from planner.pipeline import build_and_solve, solver_options, throughput
+    from planner.units import MTOK
+
+    path = tmp_path / "m.yaml"
+    assert (
+        generate.main(["M", "--seed", str(seed), "--periods-per-year", "1", "--out", str(path)])
+        == 0
+    )
+    scenario = load_scenario(path)
+    data = build_data(scenario, *throughput(scenario), relax=True)
+    options = replace(solver_options(scenario), mip_gap=None)
+    result, solution, _ = build_and_solve(data, options, extend=ServiceFirst())
+    assert solution is not None and result.status.value == "optimal"
+    demanded = sum(data.period_length[t] * v for (w, t), v in data.demand_tokens_per_day.items())
+    unmet = sum(
+        data.period_length[t] * v * MTOK / data.peak_to_average[w]
+        for (w, t), v in solution.unmet_inf.items()
+    )
+    assert unmet / demanded <= 0.05
+    assert sum(solution.unmet_train.values()) == pytest.approx(0.0, abs=1e-9)

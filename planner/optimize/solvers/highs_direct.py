@@ -47,6 +47,7 @@ def solve_highs(
     if options.threads is not None:
         hs.reset_scheduler()
         highs.setOptionValue("threads", options.threads)
+    start = _mip_start(bridge)
     started = time.perf_counter()
     deadline = None if options.time_limit_s is None else started + options.time_limit_s
     lp_first = options.strategy == "lp-first" and rounding is not None and len(bridge.integers) > 0
@@ -54,11 +55,13 @@ def solve_highs(
     relaxation_duals: dict[str, dict[Any, float]] = {}
     if lp_first:
         assert rounding is not None
-        early, bound_floor, relaxation_duals = _round_the_lp(
+        early, bound_floor, relaxation_duals, rounded = _round_the_lp(
             model, bridge, options, rounding, deadline, duals
         )
         if early is not None:
             return replace(early, handoff_seconds=handoff, nonzeros=bridge.nonzeros)
+        if start is not None and not rounded:
+            highs.setSolution(*start)  # no rounded plan to start from: the given one
     hs.run(bridge, options, deadline)
     solver_seconds = time.perf_counter() - started
     started = time.perf_counter()
@@ -93,6 +96,21 @@ def solve_highs(
     )
 
 
+def _mip_start(bridge: hs.HighsModel) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """Integer columns whose variables hold a value when the model is handed over (a
+    build hook set them, e.g. the cost stage from the service stage's plan) are a MIP
+    start: HiGHS completes the continuous columns and keeps the plan if it is feasible.
+    Returned (as ``setSolution``'s arguments) to set again after ``lp-first``'s runs."""
+    chosen = [(j, bridge.columns[j].value) for j in bridge.integers]
+    chosen = [(j, x) for j, x in chosen if x is not None]
+    if not chosen:
+        return None
+    index = np.array([j for j, _ in chosen], dtype=np.int32)
+    value = np.array([x for _, x in chosen], dtype=np.double)
+    bridge.highs.setSolution(len(chosen), index, value)
+    return len(chosen), index, value
+
+
 def _round_the_lp(
     model: pyo.ConcreteModel,
     bridge: hs.HighsModel,
@@ -100,13 +118,14 @@ def _round_the_lp(
     rounding: Rounding,
     deadline: float | None,
     duals: Sequence[str],
-) -> tuple[SolveResult | None, float | None, dict[str, dict[Any, float]]]:
+) -> tuple[SolveResult | None, float | None, dict[str, dict[Any, float]], bool]:
     """The ``lp-first`` strategy: solve the LP relaxation (interior point, then
     crossover), round its integers up — or, if that breaks a cap, down — and solve the
     LP left with them fixed, warm from the relaxation's basis. A whole plan within the
     MIP gap of the relaxation's bound is the answer (returned); otherwise the MILP
     starts from it, and the relaxation's bound is returned to tighten the MILP's. The
-    relaxation's duals of the ``duals`` components come back too (a MILP has none)."""
+    relaxation's duals of the ``duals`` components come back too (a MILP has none), and
+    whether a rounded plan was found (it is then the MIP's start)."""
     highspy = hs.highspy()
     highs = bridge.highs
     started = time.perf_counter()
@@ -117,7 +136,7 @@ def _round_the_lp(
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         log.info("lp-first: the LP relaxation ended %s; solving the MILP", highs.getModelStatus())
         hs.set_integrality(bridge, True)
-        return None, None, {}
+        return None, None, {}, False
     bound = highs.getInfo().objective_function_value
     relaxation_duals = hs.duals(model, bridge, duals) if duals else {}
     hs.load(bridge, highs.getSolution().col_value)
@@ -137,7 +156,7 @@ def _round_the_lp(
     hs.set_integrality(bridge, True)
     if plan is None:
         log.info("lp-first: no rounding of the LP relaxation is feasible; solving the MILP")
-        return None, bound, relaxation_duals
+        return None, bound, relaxation_duals, False
     objective, values = plan
     gap = abs(objective - bound) / max(abs(objective), 1e-9)
     log.info("lp-first: rounded plan %.6g, LP bound %.6g, gap %.4f%%", objective, bound, gap * 100)
@@ -159,8 +178,9 @@ def _round_the_lp(
             ),
             bound,
             relaxation_duals,
+            True,
         )
     start = highspy.HighsSolution()
     start.col_value = values
     highs.setSolution(start)
-    return None, bound, relaxation_duals
+    return None, bound, relaxation_duals, True
