@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner.catalog import offer_catalog
 from planner.errors import InputError, Problem
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.schema import Scenario
@@ -91,8 +92,16 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
     periods = horizon.period_count
     sites = [s.name for s in scenario.sites]
     rented = {offer.hardware for offer in scenario.rental}
-    site_count = {h.id: len(h.sites or sites) for h in scenario.hardware}
-    places = sum(n + (h in rented) for h, n in site_count.items())
+    offers = offer_catalog()
+    cloud_only = {  # rented on demand or committed for 1 or 3 years, never owned
+        h.id
+        for h in scenario.hardware
+        if h.id in offers and not offers[h.id].purchasable and h.purchasable is not True
+    }
+    site_count = {
+        h.id: 0 if h.id in cloud_only else len(h.sites or sites) for h in scenario.hardware
+    }
+    places = sum(n + (h in rented or h in cloud_only) for h, n in site_count.items())
     roles = 2 if scenario.serving == "disaggregated" else 1
     workloads = serving_workloads(scenario)
     demand_periods = sum(
@@ -112,7 +121,7 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
         inference_assignments=demand_periods * roles * len(scenario.hardware),
         training_assignments=max(0, window_periods) * places,
         fleet_entries=sum(site_count.values()) * periods,
-        rental_entries=len(rented) * periods,
+        rental_entries=(len(rented | cloud_only) + 2 * len(cloud_only)) * periods,
     )
 
 

@@ -55,7 +55,9 @@ def build_plan(
     training = training_table(d, sol, train)
     procurement = procurement_tables(d, sol)
     limits = limits_tables(d, purchases, fleet, duals)
-    limits["power"] = with_built_capacity(limits["power"], procurement.get("datacenter_capacity"))
+    limits["power"] = with_built_capacity(
+        limits["power"], procurement.get("datacenter_capacity"), (duals or {}).get("power", {})
+    )
     extra = procurement_amounts(procurement)
     costs = costs_table(d, purchases, fleet, rentals, served, training, extra)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))

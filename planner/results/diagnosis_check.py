@@ -47,6 +47,11 @@ RUN = re.compile(
     r"^(?P<r>\S+): (?P<pct>\d+)% of its (?P<flop>\S+) FLOP done in (?P<a>\d+)-(?P<b>\d+)\. "
     r"(?P<rest>.*)$"
 )
+PRICED = re.compile(
+    r"^objective: max_profit serves priced work only where it pays: at (?P<price>.+?), "
+    r"serving more of (?P<w>\S+) would cost more than it earns, or a limit holds it back "
+    r"\(revenue forgone \$(?P<lost>[\d,]+)\)\.$"
+)
 HELD = re.compile(r"^Binding: (?P<names>.+?)\. (?P<tail>.*)$")
 LIFTED = re.compile(r"(\d+)% with (.+?) lifted")
 LP_USE = "LP estimate with "
@@ -217,6 +222,8 @@ def _check_rest(
     period, or the run's window; budget and supply up to the period), LP estimates."""
     if rest.startswith("Cause: "):
         return []  # no hardware can serve it: a fact of the model data, not of the tables
+    if (priced := PRICED.match(rest)) is not None:
+        return _check_priced(t, priced, subject, period if kind == "inference" else None)
     if rest == NOTHING_BINDS_HERE:
         here = when[-1:] if kind == "inference" else when
         found = [x for x in ("power", "budget", "supply") if _binding(t, x, None, None) & set(here)]
@@ -251,6 +258,29 @@ def _check_rest(
     said = LIFTED.findall(tail.removeprefix(ESTIMATES_HEAD))
     if {relief: f"{pct}%" for pct, relief in said} != shares:
         out.append(f"the relief_served table says {shares}")
+    return out
+
+
+def _check_priced(
+    t: dict[str, pd.DataFrame], m: re.Match[str], subject: str, period: str | None
+) -> list[str]:
+    """A max_profit cause: the work's own revenue row shows it priced, not must-serve,
+    with the price and the revenue forgone the sentence quotes."""
+    revenue = t["revenue"]
+    rows = revenue[revenue["work"] == subject]
+    if period is not None:
+        rows = rows[rows["period"].astype(str) == period]
+    if m["w"] != subject or rows.empty or bool(rows["must_serve"].iloc[0]):
+        return [f"the revenue table does not show {subject} as priced work"]
+    row = rows.iloc[0]
+    price = (
+        f"${row['revenue_usd_per_mtok']:,.4g} per output Mtok"
+        if row["kind"] == "inference"
+        else f"a value of ${row['value_usd']:,.0f}"
+    )
+    out = [] if price == m["price"] else [f"the revenue table's price is {price}"]
+    if f"{row['lost_revenue_usd']:,.0f}" != m["lost"]:
+        out.append(f"the revenue table's revenue forgone is ${row['lost_revenue_usd']:,.0f}")
     return out
 
 

@@ -9,6 +9,7 @@ their tables exactly. Their costs enter the costs table under
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import pandas as pd
 
@@ -196,8 +197,13 @@ def procurement_amounts(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, str]
     return amounts
 
 
-def with_built_capacity(power: pd.DataFrame, capacity: pd.DataFrame | None) -> pd.DataFrame:
-    """The power table with each building or leasing site's cap raised to its capacity."""
+def with_built_capacity(
+    power: pd.DataFrame,
+    capacity: pd.DataFrame | None,
+    duals: dict[Any, float] | None = None,
+) -> pd.DataFrame:
+    """The power table with each building or leasing site's cap raised to its capacity;
+    it binds by :func:`binds` with the power row's LP dual (``duals`` by (site, period))."""
     if capacity is None or capacity.empty or power.empty:
         return power
     cap = {(r.period, r.site): r.capacity_mw for r in capacity.itertuples(index=False)}
@@ -208,5 +214,9 @@ def with_built_capacity(power: pd.DataFrame, capacity: pd.DataFrame | None) -> p
             power.at[i, "cap_mw"] = cap[key]
             power.at[i, "slack_mw"] = cap[key] - row["used_mw"]
             room = BINDING_MW * max(cap[key], 1.0)
-            power.at[i, "binding"] = binds(cap[key] - row["used_mw"], room)
+            dual = next(
+                (v for (s, t), v in (duals or {}).items() if s == row["site"] and str(t) == key[0]),
+                None,
+            )
+            power.at[i, "binding"] = binds(cap[key] - row["used_mw"], room, dual)
     return power

@@ -158,7 +158,7 @@ def test_results_files_carry_a_header_and_resume(work: Path) -> None:
     first = planner(*args, cwd=work)
     assert first.code == 0, first.err
     header, *rows = (work / "r.jsonl").read_text().splitlines()
-    assert json.loads(header) == HEADER and len(rows) == 3  # base + 2 values
+    assert json.loads(header) == HEADER and len(rows) == 2  # base (wacc 0.1 too) + 0.08
     again = planner(*args, "--resume", cwd=work)
     assert again.code == 0, again.err
     assert (work / "r.jsonl").read_text().splitlines()[0] == header
@@ -323,7 +323,7 @@ def test_sigkill_of_a_sweep_leaves_no_worker_behind(work: Path) -> None:
             ),
             "1,000,001 runs",
         ),
-        (("montecarlo", "baseline.yaml", "--samples", "100000000"), "100,000,000 runs"),
+        (("montecarlo", "baseline.yaml", "--samples", "100000000"), "100,000,001 runs"),
     ],
 )
 def test_too_many_runs_are_refused_before_building_them(

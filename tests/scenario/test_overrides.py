@@ -91,7 +91,7 @@ def test_vendor_shootout_differs_from_baseline_only_in_hardware() -> None:
     assert all(d.startswith(("hardware", "rental")) for d in changed)
     # The rentals added are the cloud-only TPUs' catalog offers (offers.yaml).
     added = [r.hardware for r in shootout.rental if r not in base.rental]
-    assert added == ["tpu-v6e-pod256", "tpu-ironwood-slice256"]
+    assert added == ["tpu-v6e-pod256", "tpu-ironwood-slice256", "trn2-ultraserver64"]
     ids = [h.id for h in shootout.hardware]
     assert "tpu-ironwood-slice256" in ids and "mi325x-oam8" in ids
     assert shootout.inference == base.inference and shootout.training == base.training
