@@ -301,7 +301,7 @@ def test_training_row_without_peak_at_precision() -> None:
     # A part with only fp4 cannot run a bf16 run (no faster precision to fall back on).
     fp4_only = h100_hgx(peak_tflops_bf16=None, peak_tflops_fp8=None, peak_tflops_fp4=1000.0)
     row = training_row(_scenario().training[0], fp4_only, 405.0, availability=0.95)
-    assert not row["feasible"] and "no peak" in str(row["reason"])
+    assert not row["feasible"] and "no native bf16" in str(row["reason"])
     assert math.isnan(float(row["sustained_tflops_per_accelerator"]))  # type: ignore[arg-type]
 
 
