@@ -197,7 +197,11 @@ def decode_step(
     Raises ValueError when the hardware has no compute at ``precision`` or wider.
     """
     peak = peak_flops(hw, precision)
-    attention_peak = attention_peak_flops(hw, precision)
+    # fp4 serving recipes pair NVFP4 experts with fp8 attention over the fp8 KV cache
+    # (SGLang GB200 NVL72 part II, lmsys.org 2025-09-25); otherwise attention runs at bf16
+    fp8_attention = precision == "fp4" and kv_precision == "fp8" and hw.is_native("fp8")
+    attention_peak = peak_flops(hw, "fp8") if fp8_attention else None
+    attention_peak = attention_peak or attention_peak_flops(hw, precision)
     if peak is None or attention_peak is None:
         raise ValueError(f"{hw.id} has no {precision} or wider compute")
     g = layout.accelerators
