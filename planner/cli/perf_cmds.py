@@ -54,7 +54,9 @@ TRAINING_SHOWN = [
 INFERENCE_TABLE_HEADERS = {
     "workload": "workload",
     "hardware": "hardware",
+    "precision": "precision",
     "servable": "ok",
+    "layout": "layout",
     "replica_accelerators": "replica",
     "batch": "batch",
     "tokens_per_s_per_user": "tok/s/user",

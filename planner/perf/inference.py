@@ -205,14 +205,15 @@ def _largest_batch(step: DecodeStep, limit: int, slo: float) -> int:
 
     ``t_step`` rises with ``B``, so the per-user speed falls: bisect.
     """
-    if 1.0 / float(step.time(1)) < slo:
+    longest = 1.0 / slo
+    if step.seconds(1) > longest:
         return 0
-    if 1.0 / float(step.time(limit)) >= slo:
+    if step.seconds(limit) <= longest:
         return limit
-    low, high = 1, limit  # speed(low) ≥ slo > speed(high)
+    low, high = 1, limit  # t(low) ≤ 1/slo < t(high)
     while high - low > 1:
         mid = (low + high) // 2
-        if 1.0 / float(step.time(mid)) >= slo:
+        if step.seconds(mid) <= longest:
             low = mid
         else:
             high = mid
@@ -241,14 +242,27 @@ def _configure(
     layout: Layout,
     efficiency: Efficiency,
     prefill_s_per_token: float,
+    beat: float = 0.0,
 ) -> tuple[_Config | None, float]:
-    """The best batch of ``layout``, or None with the batch-1 speed (tokens/s/user)."""
+    """The best batch of ``layout``, or None with the batch-1 speed (tokens/s/user).
+
+    None also when even the largest batch memory allows gives no more than ``beat``
+    colocated tokens/s per accelerator (throughput rises with the batch, so no batch the
+    SLO allows could): the search then skips the layout.
+    """
     context = case.mean_decode_context
     g = layout.accelerators
     step = decode_step(model, hw, layout, case.precision, case.kv_precision, context, efficiency)
     memory_limit = memory_batch_limit(model, hw, layout, case.precision, case.kv_precision, context)
-    batch_one_speed = 1.0 / float(step.time(1))
+    batch_one_speed = 1.0 / step.seconds(1)
     if memory_limit < 1:
+        return None, batch_one_speed
+    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
+
+    def colocated_per_accelerator(batch: int, step_s: float) -> float:
+        return 1.0 / (step_s / batch + prefill_share * prefill_s_per_token / g) / g
+
+    if beat > 0 and colocated_per_accelerator(memory_limit, step.seconds(memory_limit)) <= beat:
         return None, batch_one_speed
     if case.concurrency_per_accelerator is not None:
         batch = min(max(1, round(g * case.concurrency_per_accelerator)), memory_limit)
@@ -258,12 +272,10 @@ def _configure(
         batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user)
         if batch == 0:
             return None, batch_one_speed
-    step_s = float(step.time(batch))
+    step_s = step.seconds(batch)
     binding = "memory capacity" if batch == memory_limit else step.binding(batch)
     decode = batch / step_s
-    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
-    seconds_per_output = 1.0 / decode + prefill_share * prefill_s_per_token / g
-    colocated = 1.0 / seconds_per_output
+    colocated = colocated_per_accelerator(batch, step_s) * g
     return (
         _Config(layout, batch, step_s, binding, colocated / g, decode, colocated),
         batch_one_speed,
@@ -324,7 +336,8 @@ def serve(
     best: _Config | None = None
     fastest, best_decode = 0.0, 0.0
     for layout in layouts:
-        config, batch_one_speed = _configure(model, hw, case, layout, efficiency, prefill_s)
+        beat = best.colocated_per_accelerator if best is not None else 0.0
+        config, batch_one_speed = _configure(model, hw, case, layout, efficiency, prefill_s, beat)
         fastest = max(fastest, batch_one_speed)
         if config is None:
             continue

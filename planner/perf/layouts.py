@@ -23,6 +23,7 @@ not enumerated (it adds no decode throughput per accelerator once a replica fits
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,14 +40,18 @@ from planner.perf.roofline import (
     link_bytes_per_s,
     peak_flops,
     power_of_two_sizes,
-    usable_memory_bytes,
     weight_bytes,
 )
+from planner.scenario.checks import USABLE_MEMORY_FRACTION
 from planner.units import BILLION, GB, TB
 
 MAX_EXPERT_PARALLEL = 512
 """Largest expert-parallel replica enumerated, accelerators (DeepSeek serves at EP144-320)."""
 MICROSECOND = 1e-6
+ATTENTION_TP = (1, 2, 8)
+"""Attention tensor-parallel sizes tried inside DEP layouts (below the replica and domain
+size): splitting attention reads the shared weights and MLA latent fewer times per
+accelerator, at the price of replicating the latent within the group."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +64,22 @@ class Layout:
     domains: int
     """Scale-up domains the replica spans (1: it stays on the scale-up fabric)."""
     domain_word: str = "nodes"
+    attention_tp: int = 1
+    """DEP: accelerators that split each attention group's heads (1: pure data parallel)."""
+
+    @property
+    def attention_group(self) -> int:
+        """Accelerators sharing one sequence's attention: ``g`` for TP, ``attention_tp``
+        for DEP."""
+        return self.accelerators if self.kind == "TP" else self.attention_tp
 
     @property
     def label(self) -> str:
-        """``TP8``, ``DEP64`` or ``DEP32 over 4 nodes``."""
+        """``TP8``, ``DEP64``, ``DEP32 over 4 nodes`` or ``DEP64, TP8 attention``."""
         text = f"{self.kind}{self.accelerators}"
-        return text if self.domains == 1 else f"{text} over {self.domains} {self.domain_word}"
+        if self.domains > 1:
+            text += f" over {self.domains} {self.domain_word}"
+        return text + (f", TP{self.attention_tp} attention" if self.attention_tp > 1 else "")
 
 
 def _domain_word(hw: HardwareSpec) -> str:
@@ -76,36 +91,55 @@ def candidate_layouts(model: ModelSpec, hw: HardwareSpec) -> list[Layout]:
     domain = hw.scale_up_domain
     word = _domain_word(hw)
     inside = power_of_two_sizes(domain)
-    kinds = ("TP", "DEP") if model.is_moe else ("TP",)
-    layouts = [Layout(kind, g, 1, word) for g in inside for kind in kinds]
-    if model.is_moe and hw.scale_out_gbps is not None:
+    layouts = [Layout("TP", g, 1, word) for g in inside]
+    if not model.is_moe:
+        return layouts
+    expert_parallel = [(g, 1) for g in inside if g > 1]
+    if hw.scale_out_gbps is not None:
         g = domain * 2
         while g <= min(MAX_EXPERT_PARALLEL, model.experts or 0):
-            layouts.append(Layout("DEP", g, g // domain, word))
+            expert_parallel.append((g, g // domain))
             g *= 2
-    return [layout for layout in layouts if layout.kind == "TP" or layout.accelerators > 1]
+    for g, domains in expert_parallel:
+        for t in ATTENTION_TP:
+            if t == 1 or (t < g and t <= domain):
+                layouts.append(Layout("DEP", g, domains, word, attention_tp=t))
+    return layouts
+
+
+@lru_cache(maxsize=4096)
+def _kv_bytes(model: ModelSpec, kv_precision: str, context_tokens: float) -> float:
+    """``kv_bytes_per_sequence`` as a float, cached: every layout of a case asks for it."""
+    return float(kv_bytes_per_sequence(model, context_tokens, kv_precision))
+
+
+@lru_cache(maxsize=4096)
+def _attention_flops(model: ModelSpec, context_tokens: float) -> float:
+    return float(decode_attention_flops_per_token(model, context_tokens))
 
 
 def kv_replication(model: ModelSpec, layout: Layout) -> float:
-    """Copies of each KV entry a layout keeps: ``g`` for MLA under TP, else 1."""
-    return float(layout.accelerators) if layout.kind == "TP" and model.uses_mla else 1.0
+    """Copies of each KV entry a layout keeps: MLA's latent on every accelerator of the
+    attention group, else 1 (heads split)."""
+    return float(layout.attention_group) if model.uses_mla else 1.0
 
 
 def weight_bytes_per_accelerator(model: ModelSpec, layout: Layout, precision: str) -> float:
-    """TP: ``weights / g``; DEP: ``shared + experts / g`` (attention replicated)."""
+    """TP: ``weights / g``; DEP: ``shared / t + experts / g`` (attention and shared
+    weights replicated over the ``g / t`` attention groups)."""
     g = layout.accelerators
     if layout.kind == "TP":
         return weight_bytes(model, precision) / g
     b_w = BYTES_PER_PARAM[precision]
     shared = model.shared_params_b * BILLION * b_w
-    return shared + (weight_bytes(model, precision) - shared) / g
+    return shared / layout.attention_tp + (weight_bytes(model, precision) - shared) / g
 
 
 def kv_bytes_per_sequence_per_accelerator(
     model: ModelSpec, layout: Layout, kv_precision: str, context_tokens: float
 ) -> float:
     """Mean KV bytes one sequence puts on each accelerator of the replica."""
-    kv = float(kv_bytes_per_sequence(model, context_tokens, kv_precision))
+    kv = _kv_bytes(model, kv_precision, context_tokens)
     return kv * kv_replication(model, layout) / layout.accelerators
 
 
@@ -119,12 +153,10 @@ def fits(
 ) -> bool:
     """Weights plus one full-context sequence fit each accelerator's usable memory (a DEP
     sequence lives whole on one accelerator)."""
-    kv = float(kv_bytes_per_sequence(model, context_tokens, kv_precision))
-    per_seq = (
-        kv if layout.kind == "DEP" else kv * kv_replication(model, layout) / layout.accelerators
-    )
+    kv = _kv_bytes(model, kv_precision, context_tokens)
+    per_seq = kv * kv_replication(model, layout) / layout.attention_group
     need = weight_bytes_per_accelerator(model, layout, precision) + per_seq
-    return need <= float(usable_memory_bytes(hw, 1))
+    return need <= _usable_bytes(hw)
 
 
 def memory_batch_limit(
@@ -136,11 +168,13 @@ def memory_batch_limit(
     context_tokens: float,
 ) -> int:
     """Largest replica batch whose KV at ``context_tokens`` fits beside the weights."""
-    free = float(usable_memory_bytes(hw, 1)) - weight_bytes_per_accelerator(
-        model, layout, precision
-    )
+    free = _usable_bytes(hw) - weight_bytes_per_accelerator(model, layout, precision)
     per = kv_bytes_per_sequence_per_accelerator(model, layout, kv_precision, context_tokens)
     return int(max(0.0, free) // per) if per > 0 else 0
+
+
+def _usable_bytes(hw: HardwareSpec) -> float:
+    return hw.memory_gb * GB * USABLE_MEMORY_FRACTION
 
 
 def _all_to_all(
@@ -209,13 +243,19 @@ def decode_step(
     experts = model.experts or 0
     expert_params = model.expert_params_b * BILLION
     dense_params = model.shared_params_b * BILLION if experts else model.total_params_b * BILLION
-    fixed = dense_params * b_w if layout.kind == "DEP" else dense_params * b_w / g
+    fixed = dense_params * b_w / layout.attention_group
     latency, per_token = 0.0, 0.0
     if g > 1:
         if layout.kind == "DEP":
             latency, per_token = _all_to_all(model, hw, layout, precision, efficiency)
         else:
             latency, per_token = _all_reduce(model, hw, g, efficiency)
+    if layout.kind == "DEP" and layout.attention_tp > 1:
+        # each attention group all-reduces its own tokens: B · t / g of the batch
+        t = layout.attention_tp
+        group_latency, group_per_token = _all_reduce(model, hw, t, efficiency)
+        latency += group_latency
+        per_token += group_per_token * t / g
     imbalance = efficiency.expert_imbalance if layout.kind == "DEP" and g > 1 else 1.0
     c = peak * efficiency.eta_c
     return DecodeStep(
@@ -229,8 +269,7 @@ def decode_step(
         experts_per_token=model.experts_per_token or 0,
         dense_flops_per_token=2.0 * dense_params / g,
         expert_flops_per_row=2.0 * expert_params * imbalance / g,
-        attention_flops_per_token=float(decode_attention_flops_per_token(model, context_tokens))
-        / g,
+        attention_flops_per_token=_attention_flops(model, context_tokens) / g,
         bandwidth=hw.memory_tbps * TB * efficiency.eta_bw,
         compute=c,
         expert_compute=c * efficiency.eta_moe,

@@ -11,6 +11,7 @@ context a sequence attends to; ``E``, ``k`` routed experts and experts per token
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -258,6 +259,24 @@ class DecodeStep:
         """Seconds per decode step at batch ``B``."""
         t_mem, t_compute, t_comm = self.components(batch)
         return np.maximum(t_mem, t_compute) + t_comm + self.overhead_s
+
+    def seconds(self, batch: float) -> float:
+        """:meth:`time` of one batch ``B > 0`` in plain floats (the batch search calls it
+        tens of thousands of times per table)."""
+        weight_bytes_read = self.fixed_weight_bytes
+        t_compute = batch * (
+            self.dense_flops_per_token / self.compute
+            + self.attention_flops_per_token / self.attention_compute
+        )
+        if self.experts:
+            e, k = self.experts, self.experts_per_token
+            touched = float(e) if k >= e else -e * math.expm1(batch * math.log1p(-k / e))
+            weight_bytes_read += touched * self.expert_weight_bytes
+            rows = batch * k + touched * EXPERT_GEMM_TILE_ROWS
+            t_compute += rows * self.expert_flops_per_row / self.expert_compute
+        t_mem = (weight_bytes_read + batch * self.kv_bytes_per_sequence) / self.bandwidth
+        t_comm = self.comm_latency_s + batch * self.comm_s_per_token
+        return max(t_mem, t_compute) + t_comm + self.overhead_s
 
     def binding(self, batch: int) -> str:
         """Which term dominates the step at ``batch``: bandwidth, compute, interconnect

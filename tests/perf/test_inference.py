@@ -191,6 +191,7 @@ def test_per_replica_throughput_rises_and_speed_falls_with_batch(
     layout = Layout(kind, g, max(1, g // hw.scale_up_domain))
     step = decode_step(model, hw, layout, "fp8", "fp8", context, eff(hw.id))
     t1, t2 = float(step.time(batch)), float(step.time(batch + 1))
+    assert step.seconds(batch) == pytest.approx(t1, rel=1e-12)  # the scalar path agrees
     assert t2 >= t1 > 0  # tokens/s/user falls
     assert (batch + 1) / t2 >= batch / t1 * (1 - 1e-12)  # tokens/s per replica rises
 
