@@ -66,12 +66,15 @@ def curve_frame(
     output_tokens: float,
     interactivity: Sequence[float],
     calibration: EfficiencyTable | None = None,
+    draft_tokens: int = 0,
+    acceptance_rate: float = 0.0,
 ) -> pd.DataFrame:
     """One row per (hardware, interactivity), columns :data:`CURVE_COLUMNS`.
 
     ``precision`` names the weights; the ``precision`` column shows what is served
     (``w4a8`` on a part without fp4 units). Unservable points keep a row with zero
-    throughput, no $/Mtok and a reason.
+    throughput, no $/Mtok and a reason. ``draft_tokens`` / ``acceptance_rate``:
+    speculative decoding (multi-token prediction) at every point.
     """
     rows = []
     kv = "fp8" if precision == "fp4" else precision
@@ -86,6 +89,8 @@ def curve_frame(
                 output_tokens_per_request=output_tokens,
                 slo_tokens_per_s_per_user=speed,
                 context_tokens=input_tokens + output_tokens,
+                draft_tokens=draft_tokens,
+                acceptance_rate=acceptance_rate,
             )
             result = serve(model, hw, case, efficiency)
             per_accelerator = result.output_tokens_per_s_per_accelerator

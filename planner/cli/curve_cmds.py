@@ -67,6 +67,19 @@ def parse_interactivity(text: str) -> list[float]:
     return values
 
 
+def parse_mtp(text: str) -> tuple[int, float]:
+    """``DRAFT:ACCEPT``: 1-16 drafted tokens per step, acceptance rate in [0, 1]."""
+    expected = "DRAFT:ACCEPT with DRAFT 1-16 and ACCEPT in [0, 1], e.g. 1:0.85"
+    try:
+        draft_text, accept_text = text.split(":")
+        draft, accept = int(draft_text), float(accept_text)
+    except ValueError:
+        _bad("--mtp", "cannot read the speculative-decoding setting", text, expected)
+    if not (1 <= draft <= 16 and 0.0 <= accept <= 1.0):
+        _bad("--mtp", "value out of range", text, expected)
+    return draft, accept
+
+
 def _tokens(option: str, value: float) -> float:
     if not (math.isfinite(value) and value > 0):
         _bad(option, "must be a positive number of tokens", repr(value), "a number > 0")
@@ -93,6 +106,11 @@ def _tokens(option: str, value: float) -> float:
     show_default=True,
     help="Required tok/s/user: START:STOP:STEP or a comma list.",
 )
+@click.option(
+    "--mtp",
+    help="Speculative decoding: DRAFT:ACCEPT, tokens drafted per step and their acceptance "
+    "rate (e.g. 1:0.85, DeepSeek-V3's multi-token prediction). Default: off.",
+)
 @click.option("--calibration", type=INPUT, help="Calibration YAML from `planner calibrate`.")
 @click.option("--plot", type=click.Path(path_type=Path), help="Write the curves as a PNG.")
 @format_option
@@ -103,6 +121,7 @@ def curve(
     input_tokens: float,
     output_tokens: float,
     interactivity: str,
+    mtp: str | None,
     calibration: Path | None,
     plot: Path | None,
     fmt: str,
@@ -128,10 +147,13 @@ def curve(
     points = parse_interactivity(interactivity)
     _tokens("--input-tokens", input_tokens)
     _tokens("--output-tokens", output_tokens)
+    draft, accept = parse_mtp(mtp) if mtp is not None else (0, 0.0)
     require_suffix(plot, (".png",), "--plot")
     check_outputs([*([calibration] if calibration else [])], plot)
     table = load_calibration(calibration) if calibration is not None else None
-    frame = curve_frame(model, specs, precision, input_tokens, output_tokens, points, table)
+    frame = curve_frame(
+        model, specs, precision, input_tokens, output_tokens, points, table, draft, accept
+    )
     if plot is not None:
         title = f"{model.id}, {input_tokens:,.0f} in / {output_tokens:,.0f} out"
         plot_curves(frame, plot, title)

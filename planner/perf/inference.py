@@ -119,6 +119,22 @@ class ServingCase:
     """Fixed concurrent sequences per accelerator (a benchmark's concurrency divided by its
     accelerators); the batch of a g-accelerator replica is ``round(g · this)``, at least 1.
     None: the batch is searched."""
+    draft_tokens: int = 0
+    """Speculative decoding / multi-token prediction: tokens drafted per step (0: off)."""
+    acceptance_rate: float = 0.0
+    """Probability each drafted token is accepted, given the ones before it were."""
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Expected tokens a sequence emits per step: ``(1 − a^(d+1)) / (1 − a)`` for
+        ``d`` drafts accepted with probability ``a`` each (Leviathan et al. 2023); 1
+        without drafts. DeepSeek-V3's one MTP token at 85-90% acceptance: 1.85-1.9."""
+        d, a = self.draft_tokens, self.acceptance_rate
+        if d == 0 or a == 0:
+            return 1.0
+        if a >= 1.0:
+            return d + 1.0
+        return (1.0 - a ** (d + 1)) / (1.0 - a)
 
     @property
     def mean_decode_context(self) -> float:
@@ -142,6 +158,8 @@ class ServingCase:
             cache_hit_rate=workload.cache_hit_rate,
             slo_tokens_per_s_per_user=workload.slo_tokens_per_s_per_user,
             context_tokens=workload.context_tokens,
+            draft_tokens=workload.draft_tokens,
+            acceptance_rate=workload.draft_acceptance_rate,
         )
 
 
@@ -200,12 +218,13 @@ def served_label(hw: HardwareSpec, precision: str) -> str:
     return hw.served_precision(precision) or f"{precision} (no compute)"
 
 
-def _largest_batch(step: DecodeStep, limit: int, slo: float) -> int:
-    """Largest ``B`` in [1, limit] with ``1 / t_step(B) ≥ slo`` (0 if even B = 1 misses).
+def _largest_batch(step: DecodeStep, limit: int, slo: float, tokens_per_step: float) -> int:
+    """Largest ``B`` in [1, limit] with ``τ / t_step(B) ≥ slo`` (0 if even B = 1 misses),
+    ``τ`` the tokens a sequence emits per step.
 
     ``t_step`` rises with ``B``, so the per-user speed falls: bisect.
     """
-    longest = 1.0 / slo
+    longest = tokens_per_step / slo
     if step.seconds(1) > longest:
         return 0
     if step.seconds(limit) <= longest:
@@ -252,15 +271,25 @@ def _configure(
     """
     context = case.mean_decode_context
     g = layout.accelerators
-    step = decode_step(model, hw, layout, case.precision, case.kv_precision, context, efficiency)
+    step = decode_step(
+        model,
+        hw,
+        layout,
+        case.precision,
+        case.kv_precision,
+        context,
+        efficiency,
+        case.draft_tokens,
+    )
+    tau = case.tokens_per_step
     memory_limit = memory_batch_limit(model, hw, layout, case.precision, case.kv_precision, context)
-    batch_one_speed = 1.0 / step.seconds(1)
+    batch_one_speed = tau / step.seconds(1)
     if memory_limit < 1:
         return None, batch_one_speed
     prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
 
     def colocated_per_accelerator(batch: int, step_s: float) -> float:
-        return 1.0 / (step_s / batch + prefill_share * prefill_s_per_token / g) / g
+        return 1.0 / (step_s / (batch * tau) + prefill_share * prefill_s_per_token / g) / g
 
     if beat > 0 and colocated_per_accelerator(memory_limit, step.seconds(memory_limit)) <= beat:
         return None, batch_one_speed
@@ -269,12 +298,12 @@ def _configure(
     elif case.slo_tokens_per_s_per_user is None:
         batch = memory_limit
     else:
-        batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user)
+        batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user, tau)
         if batch == 0:
             return None, batch_one_speed
     step_s = step.seconds(batch)
     binding = "memory capacity" if batch == memory_limit else step.binding(batch)
-    decode = batch / step_s
+    decode = batch * tau / step_s
     colocated = colocated_per_accelerator(batch, step_s) * g
     return (
         _Config(layout, batch, step_s, binding, colocated / g, decode, colocated),
@@ -357,7 +386,7 @@ def serve(
         reason="",
         replica_accelerators=best.g,
         batch=best.batch,
-        tokens_per_s_per_user=1.0 / best.step_s,
+        tokens_per_s_per_user=case.tokens_per_step / best.step_s,
         decode_tokens_per_s_per_replica=best.decode_per_replica,
         output_tokens_per_s_per_replica=best.colocated_per_replica,
         prefill_tokens_per_s_per_accelerator=prefill_per_accelerator,

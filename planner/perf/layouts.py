@@ -225,8 +225,10 @@ def decode_step(
     kv_precision: str,
     context_tokens: float,
     efficiency: Efficiency,
+    draft_tokens: int = 0,
 ) -> DecodeStep:
-    """The :class:`DecodeStep` of ``layout`` at mean context ``L`` (per accelerator).
+    """The :class:`DecodeStep` of ``layout`` at mean context ``L`` (per accelerator);
+    ``draft_tokens`` speculated per step (each adds one draft-layer launch).
 
     Raises ValueError when the hardware has no compute at ``precision`` or wider.
     """
@@ -276,5 +278,6 @@ def decode_step(
         attention_compute=attention_peak * efficiency.eta_c,
         comm_latency_s=latency,
         comm_s_per_token=per_token,
-        overhead_s=efficiency.t_overhead_s + model.layers * efficiency.t_layer_s,
+        overhead_s=efficiency.t_overhead_s + (model.layers + draft_tokens) * efficiency.t_layer_s,
+        query_tokens=1.0 + draft_tokens,
     )

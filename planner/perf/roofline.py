@@ -220,6 +220,10 @@ class DecodeStep:
     * ``t_overhead`` per step (scheduling, sampling) and ``t_layer`` per layer (launch
       and synchronisation), the floors that make tokens/s/user saturate.
 
+    With speculative decoding each sequence runs ``q = 1 + draft`` query tokens a step:
+    compute, expert routing and communication scale with ``B · q`` tokens, while the
+    weights and each sequence's KV are read once.
+
     Built by :func:`planner.perf.layouts.decode_step` for one layout.
     """
 
@@ -239,20 +243,23 @@ class DecodeStep:
     comm_latency_s: float
     comm_s_per_token: float
     overhead_s: float
+    query_tokens: float = 1.0
+    """Tokens each sequence runs per step: 1, or 1 + draft tokens when speculating."""
 
     def components(self, batch: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``(t_mem, t_compute, t_comm)`` in seconds for batch ``B`` (broadcasts)."""
         b = np.asarray(batch, dtype=float)
+        n = b * self.query_tokens
         weight_bytes_read = np.full_like(b, self.fixed_weight_bytes)
-        t_compute = b * self.dense_flops_per_token / self.compute
-        t_compute = t_compute + b * self.attention_flops_per_token / self.attention_compute
+        t_compute = n * self.dense_flops_per_token / self.compute
+        t_compute = t_compute + n * self.attention_flops_per_token / self.attention_compute
         if self.experts:
-            touched = experts_touched(self.experts, self.experts_per_token, b)
+            touched = experts_touched(self.experts, self.experts_per_token, n)
             weight_bytes_read = weight_bytes_read + touched * self.expert_weight_bytes
-            rows = b * self.experts_per_token + touched * EXPERT_GEMM_TILE_ROWS
+            rows = n * self.experts_per_token + touched * EXPERT_GEMM_TILE_ROWS
             t_compute = t_compute + rows * self.expert_flops_per_row / self.expert_compute
         t_mem = (weight_bytes_read + b * self.kv_bytes_per_sequence) / self.bandwidth
-        t_comm = np.where(b > 0, self.comm_latency_s + b * self.comm_s_per_token, 0.0)
+        t_comm = np.where(b > 0, self.comm_latency_s + n * self.comm_s_per_token, 0.0)
         return t_mem, t_compute, t_comm
 
     def time(self, batch: ArrayLike) -> FloatArray:
@@ -263,19 +270,20 @@ class DecodeStep:
     def seconds(self, batch: float) -> float:
         """:meth:`time` of one batch ``B > 0`` in plain floats (the batch search calls it
         tens of thousands of times per table)."""
+        n = batch * self.query_tokens
         weight_bytes_read = self.fixed_weight_bytes
-        t_compute = batch * (
+        t_compute = n * (
             self.dense_flops_per_token / self.compute
             + self.attention_flops_per_token / self.attention_compute
         )
         if self.experts:
             e, k = self.experts, self.experts_per_token
-            touched = float(e) if k >= e else -e * math.expm1(batch * math.log1p(-k / e))
+            touched = float(e) if k >= e else -e * math.expm1(n * math.log1p(-k / e))
             weight_bytes_read += touched * self.expert_weight_bytes
-            rows = batch * k + touched * EXPERT_GEMM_TILE_ROWS
+            rows = n * k + touched * EXPERT_GEMM_TILE_ROWS
             t_compute += rows * self.expert_flops_per_row / self.expert_compute
         t_mem = (weight_bytes_read + batch * self.kv_bytes_per_sequence) / self.bandwidth
-        t_comm = self.comm_latency_s + batch * self.comm_s_per_token
+        t_comm = self.comm_latency_s + n * self.comm_s_per_token
         return max(t_mem, t_compute) + t_comm + self.overhead_s
 
     def binding(self, batch: int) -> str:

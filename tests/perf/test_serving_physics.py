@@ -234,3 +234,72 @@ def test_curve_bad_input_exits_2(run_cli: RunCli, args: list[str], needle: str) 
     code, _, err = run_cli("curve", *[x for pair in base.items() for x in pair])
     assert code == 2
     assert needle in err
+
+
+# --- speculative decoding / multi-token prediction -----------------------------------------
+
+
+def test_tokens_per_step_from_draft_length_and_acceptance() -> None:
+    def case(d: int, a: float) -> ServingCase:
+        return ServingCase("fp8", "fp8", 1000, 100, draft_tokens=d, acceptance_rate=a)
+
+    assert case(0, 0.9).tokens_per_step == 1.0
+    assert case(1, 0.85).tokens_per_step == pytest.approx(1.85)  # 1 + 0.85
+    assert case(3, 0.7).tokens_per_step == pytest.approx((1 - 0.7**4) / 0.3)  # 2.533
+    assert case(2, 1.0).tokens_per_step == 3.0
+
+
+def test_drafts_cost_compute_not_weight_or_kv_reads() -> None:
+    v3, b200 = MODELS["deepseek-v3"], HW["b200-hgx"]
+    eff = EfficiencyTable().lookup("blackwell", "fp8")
+    plain = decode_step(v3, b200, Layout("TP", 8, 1), "fp8", "fp8", 4000, eff)
+    mtp = decode_step(v3, b200, Layout("TP", 8, 1), "fp8", "fp8", 4000, eff, draft_tokens=1)
+    t_mem, t_compute, _ = plain.components(64)
+    t_mem2, t_compute2, _ = mtp.components(32)
+    assert t_compute2 == pytest.approx(t_compute)  # 32 sequences x 2 tokens = 64 rows
+    assert t_mem2 < t_mem  # half the sequences' KV; weights of 64 routed tokens either way
+    assert mtp.overhead_s == pytest.approx(plain.overhead_s + 10e-6)  # one draft launch
+
+
+def test_mtp_raises_throughput_at_high_interactivity() -> None:
+    model, hw = MODELS["deepseek-v3"], HW["b200-hgx"]
+    eff = EfficiencyTable().lookup("blackwell", "fp4")
+    for slo in (100.0, 150.0):
+        plain = ServingCase("fp4", "fp8", 8192, 1024, slo_tokens_per_s_per_user=slo)
+        mtp = ServingCase(
+            "fp4",
+            "fp8",
+            8192,
+            1024,
+            slo_tokens_per_s_per_user=slo,
+            draft_tokens=1,
+            acceptance_rate=0.85,
+        )
+        a, b = serve(model, hw, plain, eff), serve(model, hw, mtp, eff)
+        assert b.output_tokens_per_s_per_accelerator > a.output_tokens_per_s_per_accelerator
+        assert b.tokens_per_s_per_user >= slo
+
+
+def test_workload_draft_fields_reach_the_case() -> None:
+    from planner.scenario.schema import InferenceWorkload
+
+    workload = InferenceWorkload(
+        name="w",
+        model="deepseek-v3",
+        tokens_per_day=1e9,
+        draft_tokens=1,
+        draft_acceptance_rate=0.85,
+    )
+    case = ServingCase.from_workload(workload)
+    assert (case.draft_tokens, case.acceptance_rate) == (1, 0.85)
+
+
+def test_curve_cli_mtp_option(run_cli: RunCli) -> None:
+    args = ["curve", "--model", "deepseek-v3", "--hardware", "b200-hgx", "--format", "json"]
+    code, out, err = run_cli(*args, "--interactivity", "150", "--mtp", "1:0.85")
+    assert code == 0, err
+    with_mtp = json.loads(out)["points"][0]["output_tokens_per_s_per_accelerator"]
+    code, out, _ = run_cli(*args, "--interactivity", "150")
+    assert with_mtp > json.loads(out)["points"][0]["output_tokens_per_s_per_accelerator"]
+    code, _, err = run_cli(*args, "--mtp", "0:0.5")
+    assert code == 2 and "--mtp" in err
