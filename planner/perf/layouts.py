@@ -12,6 +12,10 @@ A layout says how one replica spreads over accelerators:
   scale-up domain: ``DEP32 over 4 nodes`` spans four 8-GPU servers, and the share
   ``(g − D) / (g − 1)`` of all-to-all traffic leaving a domain of ``D`` accelerators
   crosses the scale-out network (``scale_out_gbps``, ``scale_out_latency_us``).
+  ``DEP64, TP8 attention`` splits each attention group over 8 accelerators (shared
+  weights read 8 times fewer per accelerator, MLA latent replicated 8 times, one more
+  pair of all-reduces per layer): the middle ground between DEP and TP at high
+  interactivity.
 
 Candidate sizes are powers of two from 1 to the scale-up domain (not past one purchased
 unit unless memory needs it), plus, for MoE on parts with a scale-out network, whole
