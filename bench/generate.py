@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from planner.catalog import HardwareSpec, hardware_catalog, model_catalog
+from planner.catalog import HardwareSpec, hardware_catalog, model_catalog, offer_catalog
 from planner.perf import throughput_tables
 from planner.perf.workloads import DAYS_PER_YEAR, active_years, serving_workloads
 from planner.scenario.schema import Scenario
@@ -245,6 +245,8 @@ def build(size: Size, rng: random.Random, periods_per_year: int) -> dict[str, An
     # Supply caps on rack- and pod-scale systems and some others; some prices fall.
     for row in hardware:
         h = row["id"]
+        if h in offer_catalog() and not offer_catalog()[h].purchasable:
+            row["purchasable"] = True  # bench models buy every type, cloud-only included
         if specs[h].form in ("rack", "pod-slice") or rng.random() < 0.3:
             per_mw = rng.uniform(0.2, 0.5) * 0.3 * units_per_mw(h)
             row["max_units_per_year"] = {y: max(1, round(per_mw * total[y])) for y in years}

@@ -28,7 +28,7 @@ from planner.scenario import load_scenario
 ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTIONS = (
     "finance.wacc=triangular:0.07:0.10:0.13",
-    "finance.electricity_usd_per_kwh=normal:0.07:0.015:0.03:",
+    "sites[texas].electricity_usd_per_kwh=normal:0.06:0.015:0.03:",
     "inference[chat].tokens_per_day*=lognormal:1:0.3:0.5:2",
 )
 EXECUTORS = (

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,14 @@ from planner.optimize import (
     solve,
 )
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
+from planner.optimize.profit import (
+    MustServeFirst,
+    PricedAtRevenue,
+    ProfitWithServiceHeld,
+    has_must_serve,
+    must_serve_scale,
+    objective_headline,
+)
 from planner.results import Plan, build_plan
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
@@ -171,8 +179,23 @@ def build_and_solve(
     return result, solution, {**timings, **size}
 
 
+def _both(first: ModelHook, then: ModelHook | None) -> ModelHook:
+    """``first``, then ``then`` (when given), on the same built model."""
+    if then is None:
+        return first
+
+    def hook(model: Any, data: ModelData) -> None:
+        first(model, data)
+        then(model, data)
+
+    return hook
+
+
 def min_cost(
-    data: ModelData, options: SolverOptions, duals: Sequence[str] = ()
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
     """``objective: min_cost``, lexicographically: two solves of ``data``.
 
@@ -182,10 +205,46 @@ def min_cost(
     2. Cost: minimise the NPV cost (no penalties) with the unserved share held at the
        service stage's value (:class:`CostWithServiceHeld`); its gap is the gap on cost.
 
+    ``extend`` adds its rows to both stages (e.g. purchases fixed by an analysis).
     Returns the cost stage's result, solution and size, and the service stage's result.
     When the cost stage ends without a plan, the service stage's plan is returned with
     status ``feasible`` (its cost not minimised).
     """
+    return _two_stages(
+        data, options, duals, ServiceFirst(), CostWithServiceHeld, service_scale, extend
+    )
+
+
+def max_profit(
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
+) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
+    """``objective: max_profit`` (:mod:`planner.optimize.profit`): the must-serve work
+    first, as :func:`min_cost` serves all work, then NPV cost + lost revenue with it held;
+    one solve when all work is priced. Returns as :func:`min_cost` does (``extend`` too)."""
+    if not has_must_serve(data):
+        result, solution, size = build_and_solve(
+            data, options, duals, extend=_both(ProfitWithServiceHeld(), extend)
+        )
+        return result, solution, size, result
+    return _two_stages(
+        data, options, duals, MustServeFirst(), ProfitWithServiceHeld, must_serve_scale, extend
+    )
+
+
+def _two_stages(
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str],
+    first_stage: ModelHook,
+    held_stage: Callable[[float], ModelHook],
+    scale: Callable[[ModelData], float],
+    extend: ModelHook | None = None,
+) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
+    """Service stage ``first_stage``, then ``held_stage(its objective)``; ``extend``
+    adds its rows to both."""
     left = deadline.remaining()
     limits = [x for x in (left, options.time_limit_s) if x is not None]
     service_options = replace(
@@ -193,18 +252,18 @@ def min_cost(
         mip_gap=SERVICE_GAP,
         time_limit_s=min(limits) / 2 if limits else None,
     )
-    service, first, size = build_and_solve(data, service_options, extend=ServiceFirst())
+    service, first, size = build_and_solve(data, service_options, extend=_both(first_stage, extend))
     if first is None or service.objective is None:
         return service, None, size, service
     log.info(
-        "service stage: weighted unserved share %.6g (%s); minimising cost with it held",
-        service.objective / service_scale(data),
+        "service stage: weighted unserved share %.6g (%s); optimising with it held",
+        service.objective / scale(data),
         service.status.value,
     )
-    held = CostWithServiceHeld(max(service.objective, 0.0))
-    result, solution, size = build_and_solve(data, options, duals, extend=held)
+    held = held_stage(max(service.objective, 0.0))
+    result, solution, size = build_and_solve(data, options, duals, extend=_both(held, extend))
     if solution is None:
-        log.warning("the cost stage found no plan: keeping the service stage's plan")
+        log.warning("the second stage found no plan: keeping the service stage's plan")
         fallback = replace(service, status=SolveStatus.FEASIBLE, objective=None, bound=None)
         return fallback, first, size, service
     return result, solution, size, service
@@ -236,9 +295,14 @@ def service_headline(service: SolveResult, cost: SolveResult, scale: float) -> d
 def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
     """Duals of the LP relaxation (purchases and cluster choices continuous) of the
     single objective NPV cost + penalties: the shadow prices. Where demand is left
-    unmet they are set by the penalty, and the Plan's table says so."""
+    unmet they are set by the penalty, and the Plan's table says so. Under
+    ``max_profit`` priced work's slacks carry its revenue instead of the penalty
+    (:class:`planner.optimize.profit.PricedAtRevenue`)."""
     relaxed = replace(data, relax=True)
-    result, _, _ = build_and_solve(relaxed, replace(options, mip_gap=None), DUAL_ROWS)
+    priced = PricedAtRevenue() if data.objective == "max_profit" else None
+    result, _, _ = build_and_solve(
+        relaxed, replace(options, mip_gap=None), DUAL_ROWS, extend=priced
+    )
     if result.status != SolveStatus.OPTIMAL:
         log.warning("LP relaxation ended %s: no shadow prices", result.status.value)
         return None
@@ -317,6 +381,8 @@ def plan(
     tables: Tables | None = None,
     calibration_path: str | Path | None = None,
     max_nonzeros: int | None = None,
+    extend: ModelHook | None = None,
+    duals: bool = True,
 ) -> Plan:
     """Optimise ``scenario``'s fleet; raise SolverError if no plan is found.
 
@@ -326,7 +392,9 @@ def plan(
     re-solving with the value moved. ``strategy``: ``direct`` or ``lp-first`` (see
     planner.optimize.strategy); default the scenario's ``solver.strategy``.
     ``max_nonzeros``: refuse (InputError) a model estimated above this size (default
-    :data:`planner.optimize.size.DEFAULT_MAX_NONZEROS`).
+    :data:`planner.optimize.size.DEFAULT_MAX_NONZEROS`). ``extend`` adds rows to the
+    model of every stage (:func:`min_cost`); ``duals=False`` skips the shadow prices'
+    LP (analyses that only read costs and purchases).
 
     The time limit (``time_limit_s``, else the scenario's ``solver.time_limit_s``)
     bounds the whole call — perf model, model data, build, solve, duals, marginals —
@@ -344,9 +412,29 @@ def plan(
     )
     limit = options.time_limit_s
     if limit is None:
-        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+        return _plan(
+            scenario,
+            options,
+            relax,
+            marginals,
+            tables,
+            calibration_path,
+            max_nonzeros,
+            extend,
+            duals,
+        )
     with Deadline(limit):
-        return _plan(scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
+        return _plan(
+            scenario,
+            options,
+            relax,
+            marginals,
+            tables,
+            calibration_path,
+            max_nonzeros,
+            extend,
+            duals,
+        )
 
 
 def _plan(
@@ -357,6 +445,8 @@ def _plan(
     tables: Tables | None,
     calibration_path: str | Path | None,
     max_nonzeros: int | None,
+    extend: ModelHook | None = None,
+    want_duals: bool = True,
 ) -> Plan:
     """:func:`plan`'s steps, inside its deadline: check → perf → build → solve → Plan."""
     check(scenario)
@@ -364,14 +454,15 @@ def _plan(
     tables = tables or throughput(scenario, calibration_path)
     deadline.check("the model data")
     data = build_data(scenario, *tables, relax=relax)
-    result, solution, size, service = min_cost(data, options)
+    stages = max_profit if data.objective == "max_profit" else min_cost
+    result, solution, size, service = stages(data, options, extend=extend)
     if solution is None:
         deadline.check("the solve")  # the run's limit cut the solve short
         raise no_plan(options, scenario, result)
     # Shadow prices: duals of the LP relaxation of NPV cost + penalties (the cost stage
     # holds the service, so its own duals would not price a limit that holds demand back).
     deadline.check("the shadow prices")
-    duals = lp_duals(data, options)
+    duals = lp_duals(data, options) if want_duals else None
     moved = None
     if marginals:
         deadline.check("the marginal values (--marginal)")
@@ -392,6 +483,7 @@ def _plan(
         headline={
             **headline(result, size, relax=relax),
             **service_headline(service, result, service_scale(data)),
+            **objective_headline(data, service),
         },
         duals=duals,
         marginals=moved,

@@ -19,4 +19,4 @@ fi
 .venv/bin/mypy planner
 # Two workers (the machine has 2 cores); a test module stays on one worker, so its
 # module-scoped fixtures (solved plans, recalculated workbooks) are built once.
-.venv/bin/python -m pytest -q -n 2 --dist loadfile "$@"
+.venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=12 "$@"

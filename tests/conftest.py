@@ -9,9 +9,18 @@ from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from planner.cli import cli
 from planner.cli.common import run_guarded
+
+# Property tests: no per-example deadline and no "too slow" health check (a loaded CI
+# machine is slower, not wrong), and the same examples on every run, so CI never fails on
+# an example no one has seen locally.
+settings.register_profile(
+    "planner", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("planner")
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 REPO = Path(__file__).resolve().parents[1]

@@ -2,7 +2,9 @@
 
 The first scenario is the reference: every difference column is ``other − first``.
 The NPV cost stands next to the inference demand served and left unmet and the NPV
-cost per served Mtok, so a scenario that serves less never reads as simply cheaper.
+cost per served Mtok, so a scenario that serves less never reads as simply cheaper;
+when some scenario prices its work, the revenue lost on unmet priced work, the PV of
+revenue and the NPV of profit follow.
 Labels are the scenario names, made unique with the file name where two scenarios
 share a name. ``planner compare`` prints :attr:`Comparison.headline` and writes the
 three tables to a workbook (:func:`planner.export.excel.write_comparison_workbook`).
@@ -29,6 +31,9 @@ HEADLINE = (
     ("served_inference_tokens", "inference demand served", "output tokens"),
     ("unmet_inference_share", "inference demand left unmet", "share of demand"),
     ("usd_per_served_mtok", "NPV cost per served Mtok (whole horizon)", "USD per Mtok"),
+    ("lost_revenue_usd", "revenue lost on unmet priced work", "USD"),
+    ("revenue_usd_pv", "revenue of priced work (PV)", "USD"),
+    ("npv_profit_usd", "NPV of profit (PV of revenue − NPV cost)", "USD"),
     ("objective_pv_usd", "NPV incl. penalties (penalties outside min_cost)", "USD"),
     ("penalties_usd_pv", "penalties for unmet demand (PV)", "USD"),
     ("undiscounted_cost_usd", "undiscounted cash cost", "USD"),
@@ -40,6 +45,8 @@ HEADLINE = (
     ("unmet_training_flops", "unmet training work", "FLOP"),
     ("mip_gap", "MIP gap", "share"),
 )
+PRICED = ("lost_revenue_usd", "revenue_usd_pv", "npv_profit_usd")
+"""Headline rows shown only when some scenario prices its work (revenue is then known)."""
 
 
 def unique_labels(names: Sequence[str], sources: Sequence[Path | None]) -> list[str]:
@@ -86,6 +93,8 @@ def headline_figures(plan: Plan) -> dict[str, Any]:
         "unmet_inference_tokens": h["unmet_inference_tokens"],
         "unmet_training_flops": h["unmet_training_flops"],
         "mip_gap": h.get("mip_gap"),
+        "priced_work": bool(h.get("priced_work", False)),
+        **{key: h.get(key, 0.0) for key in PRICED},
     }
 
 
@@ -100,7 +109,10 @@ def compare(solved: Sequence[Solved]) -> Comparison:
     labels = [s.label for s in solved]
     figures = [headline_figures(s.plan) for s in solved]
     rows = []
+    priced = any(f["priced_work"] for f in figures)
     for key, name, unit in HEADLINE:
+        if key in PRICED and not priced:
+            continue
         row: dict[str, Any] = {"metric": name, "unit": unit}
         for label, mine in zip(labels, figures, strict=True):
             row[label] = mine[key]

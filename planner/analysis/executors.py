@@ -42,13 +42,13 @@ from rich.progress import (
 from planner.analysis import dask_cluster, results_file
 from planner.analysis.lifecycle import sigterm_as_interrupt, stop_workers, worker_initializer
 from planner.analysis.results_file import read_results
+from planner.analysis.rows import clean
 from planner.analysis.tasks import (
     RETRY,
     SOLVED,
     WORKER_LOST,
     Row,
     Task,
-    clean,
     error_row,
     fingerprint,
     run_task,

@@ -4,10 +4,15 @@ Samples come from :func:`planner.analysis.params.sample` (``Generator(PCG64(seed
 so the same seed and spec give the same samples — and, solved with one thread each, the
 same results — whichever executor runs them and however many workers it has.
 
-Summaries are over the runs that produced a plan: P10/P50/P90 (and mean, min, max) of
-the NPV TCO, NPV cost, capex, peak MW, unmet demand and each workload's $/Mtok; the
-same percentiles per year for capex and MW (the fan charts); how often each hardware
-type is bought (and how many units); how often each limit binds.
+Summaries are over the runs that produced a plan: P10/P50/P90 (mean, min, max, and a
+bootstrap 95% interval on each percentile) of the real cost (NPV of cash costs), the
+shortfall (unmet share and tokens, lost revenue where priced, penalties) apart from it,
+capex, peak MW and each workload's $/Mtok; the same percentiles per year for capex and
+MW (the fan charts, the power fan with the sites' cap); purchases by year and hardware
+and the first year's plans (the decision); a convergence chart; the inputs' rank
+correlations with cost, shortfall and first-year purchases (drivers); how often each
+limit binds. With ``regret`` candidates, :mod:`planner.analysis.regret` adds the regret
+of committing to each first-year plan.
 """
 
 from __future__ import annotations
@@ -19,10 +24,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from planner.analysis.decisions import first_year_plans, purchases_by_year
+from planner.analysis.formats import MW
+from planner.analysis.mcstats import bootstrap_ci, convergence, drivers
 from planner.analysis.params import Parameter, sample
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import SOLVED, Row, SolveSettings, Task
+from planner.export import cells
 from planner.scenario.schema import Scenario
+from planner.scenario.series import value_at
 from planner.scenario.variants import Change, prepare
 
 PERCENTILES = (10, 50, 90)
@@ -65,19 +75,29 @@ def _stats(name: str, values: Sequence[float]) -> dict[str, float | str | int]:
     return record
 
 
-def statistics(runs: pd.DataFrame) -> pd.DataFrame:
-    """Percentiles of every headline figure over the solved runs."""
+METRICS = (
+    "npv_cost_usd",
+    "unmet_inference_share",
+    "unmet_inference_tokens",
+    "lost_revenue_usd",
+    "penalties_usd_pv",
+    "capex_usd",
+    "peak_mw",
+    "cost_band_usd",
+)
+"""The figures summarised, real cost first and the shortfall apart from it."""
+
+
+def statistics(runs: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Percentiles (with bootstrap intervals) of every headline figure over solved runs."""
     solved = runs[runs["status"].isin(SOLVED)]
-    metrics = [
-        "npv_tco_usd",
-        "npv_cost_usd",
-        "penalties_usd_pv",
-        "capex_usd",
-        "peak_mw",
-        "unmet_inference_share",
-    ]
+    metrics = [m for m in METRICS if m in runs.columns]
     metrics += [c for c in runs.columns if c.startswith("usd_per_mtok[")]
-    return pd.DataFrame([_stats(m, solved[m].astype(float).tolist()) for m in metrics])
+    records = []
+    for m in metrics:
+        values = solved[m].astype(float).tolist()
+        records.append({**_stats(m, values), **bootstrap_ci(values, seed)})
+    return pd.DataFrame(records)
 
 
 def by_year(runs: pd.DataFrame, prefix: str) -> pd.DataFrame:
@@ -147,6 +167,18 @@ def histogram(values: Sequence[float], bins: int = HISTOGRAM_BINS) -> pd.DataFra
     )
 
 
+def power_fan(runs: pd.DataFrame, scenario: Scenario) -> pd.DataFrame:
+    """The MW fan with the sites' total power cap of each year (the cap line)."""
+    fan = by_year(runs, "mw")
+    caps = []
+    for year in fan["year"]:
+        total = 0.0
+        for site in scenario.sites:
+            total += float(value_at(site.power_cap_mw, int(year), "hold"))
+        caps.append(total)
+    return fan.assign(**{"power cap (all sites)": caps})
+
+
 def montecarlo_analysis(
     scenario: Scenario,
     parameters: Sequence[Parameter],
@@ -158,14 +190,39 @@ def montecarlo_analysis(
     """The Monte Carlo's tables and charts."""
     runs = runs_frame(rows)
     solved = runs[runs["status"].isin(SOLVED)] if len(runs) else runs
+    first = str(scenario.horizon.start)
+    outputs = {
+        "npv_cost_usd": "npv_cost",
+        "unmet_inference_share": "unmet_share",
+        f"capex_usd.{first}": f"capex_{first}",
+    }
+    solved = solved.assign(
+        **{
+            f"units_bought_{first}": solved[
+                [c for c in solved.columns if c.startswith(f"units_bought.{first}[")]
+            ].sum(axis=1)
+        }
+    )
+    outputs[f"units_bought_{first}"] = f"units_{first}"
+    fans = {
+        "Capex fan": by_year(runs, "capex_usd").rename(columns=_HUMAN),
+        "MW fan": power_fan(runs, scenario).rename(columns=_HUMAN),
+    }
+    for name, fmt in (("Capex fan", cells.USD_SCALED), ("MW fan", MW)):
+        fans[name].attrs["formats"] = {c: fmt for c in fans[name].columns if c != "year"}
+    trend = convergence(solved, "npv_cost_usd")
+    trend.attrs["formats"] = {c: cells.USD_SCALED for c in trend.columns if c != "samples"}
     frames = {
-        "Statistics": statistics(runs),
+        "Statistics": statistics(runs, seed),
+        "Purchases by year": purchases_by_year(rows),
+        "First-year plans": first_year_plans(rows),
+        "Drivers": drivers(solved, outputs),
         "Buy frequency": buy_frequency(rows),
         "Binding frequency": binding_frequency(rows),
-        "Capex fan": by_year(runs, "capex_usd"),
-        "MW fan": by_year(runs, "mw"),
-        "NPV histogram": histogram(
-            solved["npv_tco_usd"].astype(float).tolist() if len(solved) else []
+        **fans,
+        "Convergence": trend,
+        "NPV cost histogram": histogram(
+            solved["npv_cost_usd"].astype(float).tolist() if len(solved) else []
         ),
         "Runs": runs,
     }
@@ -180,10 +237,28 @@ def montecarlo_analysis(
             "sampling": "numpy Generator(PCG64(seed)); inverse CDF of one uniform per "
             "sample and parameter",
             "parameters": "; ".join(f"{p.label}: {p.distribution}" for p in parameters),
+            "cost summarised": "NPV of cash costs; unmet demand and penalties on their own rows",
+            "percentile intervals": "bootstrap, 1,000 resamples, 95%",
         },
         charts=[
-            ChartSpec("columns", "NPV histogram", "NPV TCO across samples", "runs", series=1),
-            ChartSpec("lines", "Capex fan", "Capex by year: P10, P50, P90", "USD"),
-            ChartSpec("lines", "MW fan", "Facility power by year: P10, P50, P90", "MW"),
+            ChartSpec("columns", "NPV cost histogram", "NPV cost across samples", "runs", series=1),
+            ChartSpec("steps", "Capex fan", "Capex by year: P10, P50, P90", "USD"),
+            ChartSpec(
+                "steps",
+                "MW fan",
+                "Facility power by year: P10, P50, P90, and the power cap",
+                "MW",
+                cap_column="power cap (all sites)",
+            ),
+            ChartSpec(
+                "lines",
+                "Convergence",
+                "NPV cost percentiles against the number of samples",
+                "USD",
+                x_title="samples",
+            ),
         ],
     )
+
+
+_HUMAN = {"p10": "P10", "p50": "P50 (median)", "p90": "P90"}

@@ -20,11 +20,14 @@ from typing import Any
 
 import pandas as pd
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from planner.analysis.tasks import Row
+from planner.analysis.charts import ChartSpec, draw_chart, fit_to_page
+from planner.analysis.figures import shortfall
+from planner.analysis.formats import number_format
+from planner.analysis.rows import Row
 from planner.errors import InputError, Problem
 from planner.export import cells
 from planner.export.atomic import save_workbook_atomically, write_atomically
@@ -39,26 +42,16 @@ SCALARS = (
     ("unmet_training_flops", "unmet_training_flops"),
     ("demand_met", "demand_met"),
     ("mip_gap", "mip_gap"),
+    ("cost_band_usd", "cost_band_usd"),
+    ("unmet_inference_tokens", "unmet_inference_tokens"),
+    ("lost_revenue_usd", "lost_revenue_usd"),
 )
-"""Row field → tidy column (``npv_tco_usd`` is the objective: NPV cost + penalties)."""
+"""Row field → tidy column. ``npv_cost_usd`` is the real cost (NPV of cash costs);
+``npv_tco_usd`` the solver's objective (the same under ``min_cost``); penalties,
+unmet demand and lost revenue (None without workload prices) stand apart."""
 BY_YEAR = (("capex_by_year", "capex_usd"), ("mw_by_year", "mw"))
 BY_NAME = ("usd_per_mtok", "units_bought", "capex_by_hardware", "rented_unit_years")
-
-
-@dataclass(frozen=True)
-class ChartSpec:
-    """A native chart drawn from one frame of an analysis.
-
-    ``kind``: ``tornado`` (horizontal bars, first column the categories),
-    ``columns`` (vertical bars), ``stacked`` (stacked vertical bars) or ``lines``.
-    """
-
-    kind: str
-    sheet: str
-    title: str
-    y_title: str = ""
-    series: int = 0
-    """How many columns after the categories to plot (0: all)."""
+__all__ = ["Analysis", "ChartSpec", "inputs_frame", "runs_frame", "write_runs_table"]
 
 
 @dataclass
@@ -97,6 +90,7 @@ def runs_frame(rows: Sequence[Row]) -> pd.DataFrame:
             "task_id": row["task_id"],
             "label": row["label"],
             "status": row["status"],
+            "shortfall": shortfall(row),
             "error": row.get("error"),
         }
         for path, value in (row.get("values") or {}).items():
@@ -106,6 +100,9 @@ def runs_frame(rows: Sequence[Row]) -> pd.DataFrame:
         for source, prefix in BY_YEAR:
             for year, value in (row.get(source) or {}).items():
                 record[f"{prefix}.{year}"] = value
+        for year, bought in (row.get("units_by_year") or {}).items():
+            for name, value in bought.items():
+                record[f"units_bought.{year}[{name}]"] = value
         for source in BY_NAME:
             for name, value in (row.get(source) or {}).items():
                 record[f"{source}[{name}]"] = value
@@ -163,24 +160,17 @@ def _write_frame(ws: Worksheet, frame: pd.DataFrame, name: str) -> None:
                 value = None
             cell = ws.cell(row=i, column=j)
             cells.write_value(cell, value.item() if hasattr(value, "item") else value)
-            if isinstance(value, float):
-                cell.number_format = _number_format(str(frame.columns[j - 1]))
+            if isinstance(value, float | int) and not isinstance(value, bool):
+                column = str(frame.columns[j - 1])
+                cell.number_format = frame.attrs.get("formats", {}).get(column) or number_format(
+                    column
+                )
     if len(frame.columns):
         cells.style_header_row(ws, 1, len(frame.columns))
         last = f"{get_column_letter(len(frame.columns))}{max(len(frame) + 1, 2)}"
         cells.add_table(ws, f"A1:{last}", name)
         cells.freeze_header(ws)
         cells.autofit_columns(ws)
-
-
-def _number_format(column: str) -> str:
-    if "usd_per_mtok" in column:
-        return cells.USD_PER_MTOK
-    if "share" in column or column == "mip_gap":
-        return cells.PCT
-    if "usd" in column:
-        return cells.USD
-    return cells.DECIMAL2
 
 
 def _summary(wb: Workbook, analysis: Analysis) -> None:
@@ -200,32 +190,9 @@ def _summary(wb: Workbook, analysis: Analysis) -> None:
     for i, (key, value) in enumerate(lines, start=2):
         cells.write_text(ws.cell(row=i, column=1), key)
         cells.write_value(ws.cell(row=i, column=2), value)
+        ws.cell(row=i, column=2).alignment = Alignment(wrap_text=True, vertical="top")
     cells.autofit_columns(ws, max_width=100)
-
-
-def _chart(wb: Workbook, spec: ChartSpec) -> None:
-    ws = wb[spec.sheet]
-    rows, cols = ws.max_row, ws.max_column
-    if rows < 2 or cols < 2:
-        return
-    chart: BarChart | LineChart
-    if spec.kind == "lines":
-        chart = LineChart()
-    else:
-        chart = BarChart()
-        chart.type = "bar" if spec.kind == "tornado" else "col"
-        if spec.kind == "tornado":
-            chart.grouping, chart.overlap = "clustered", 100
-        if spec.kind == "stacked":
-            chart.grouping, chart.overlap = "stacked", 100
-    chart.title = spec.title
-    chart.y_axis.title = spec.y_title
-    chart.height, chart.width = 9 + 0.4 * min(rows, 30), 22
-    last = cols if spec.series == 0 else min(cols, 1 + spec.series)
-    data = Reference(ws, min_col=2, max_col=last, min_row=1, max_row=rows)
-    chart.add_data(data, titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=1, max_col=1, min_row=2, max_row=rows))
-    ws.add_chart(chart, f"{get_column_letter(cols + 2)}2")
+    fit_to_page(ws)
 
 
 def write_workbook(analysis: Analysis, path: str | Path) -> Path:
@@ -237,6 +204,7 @@ def write_workbook(analysis: Analysis, path: str | Path) -> Path:
     for name, frame in frames.items():
         ws = cells.add_sheet(wb, name)
         _write_frame(ws, frame, name)
+        fit_to_page(ws)
     for spec in analysis.charts:
-        _chart(wb, spec)
+        draw_chart(wb, spec)
     return save_workbook_atomically(wb, path)

@@ -29,14 +29,13 @@ import pandas as pd
 from pydantic import ValidationError
 
 from planner.analysis.params import MAX_RUNS, Change, apply_changes
+from planner.analysis.rows import Row, plan_row
 from planner.errors import InputError, PlannerError, Problem, SolverError
-from planner.results import Plan
 from planner.scenario.meta import perf_free_fields
 from planner.scenario.schema import HardwareChoice, InferenceWorkload, Scenario
-from planner.units import DAYS_PER_YEAR
 
-Row = dict[str, Any]
 Tables = tuple[pd.DataFrame, pd.DataFrame]
+
 
 SOLVED = ("optimal", "feasible")
 """Statuses of a run that produced a plan."""
@@ -48,8 +47,6 @@ the schema or a check, e.g. a WACC above 1) and ``no plan`` (the solver found no
 """
 WORKER_LOST = "worker process died while solving this task (a solver crash or out of memory)"
 MAX_ERROR_CHARS = 600
-UNMET_SHARE = 1e-6
-"""Demand counts as met when less than this share of it is left unserved."""
 CACHE_SIZE = 32
 
 
@@ -64,6 +61,15 @@ class SolveSettings:
 
 
 @dataclass(frozen=True)
+class FixedPlan:
+    """Purchases decided before the run: every purchase of ``year`` is held at
+    ``purchases`` (``(hardware, site, period, units)``; 0 for any not listed)."""
+
+    year: int
+    purchases: tuple[tuple[str, str, str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class Task:
     """One optimisation: ``document`` with ``changes`` applied, solved with ``settings``."""
 
@@ -72,6 +78,8 @@ class Task:
     document: dict[str, Any]
     changes: tuple[Change, ...] = ()
     settings: SolveSettings = field(default_factory=SolveSettings)
+    fixed: FixedPlan | None = None
+    """First-year purchases held fixed (regret analysis); None: all free."""
 
     @property
     def values(self) -> dict[str, float]:
@@ -92,7 +100,10 @@ def task_key(task: Task, document_key: str | None = None) -> str:
     be resumed by a run with another scenario, spec or seed.
     """
     doc = document_key or fingerprint(text_keys(task.document))
-    return fingerprint([doc, [asdict(c) for c in task.changes], asdict(task.settings)])
+    parts: list[Any] = [doc, [asdict(c) for c in task.changes], asdict(task.settings)]
+    if task.fixed is not None:
+        parts.append(asdict(task.fixed))
+    return fingerprint(parts)
 
 
 def text_keys(value: Any) -> Any:
@@ -194,6 +205,12 @@ def run_task(task: Task) -> Row:
         scenario = build_scenario(task)
         tables, cached = cached_tables(scenario)
         s = task.settings
+        hook = None
+        if task.fixed is not None:
+            from planner.optimize.fixed import FixedPurchases
+
+            units = {(h, site, v): u for h, site, v, u in task.fixed.purchases}
+            hook = FixedPurchases(task.fixed.year, units)
         result = plan(
             scenario,
             relax=s.relax,
@@ -202,6 +219,8 @@ def run_task(task: Task) -> Row:
             solver=s.solver,
             threads=1,
             tables=tables,
+            extend=hook,
+            duals=False,
         )
     except InputError as exc:
         row.update(status="invalid", error=_short(exc))
@@ -244,120 +263,3 @@ def _short(exc: BaseException, with_type: bool = False) -> str:
     if with_type:
         text = f"{type(exc).__name__}: {text}"
     return text[:MAX_ERROR_CHARS]
-
-
-# --- what a row holds --------------------------------------------------------------------
-
-
-def _by(frame: pd.DataFrame, key: str, column: str) -> dict[str, float]:
-    if frame.empty:
-        return {}
-    grouped = frame.groupby(key)[column].sum()
-    return {str(k): float(v) for k, v in grouped.items() if v}
-
-
-def _when(frame: pd.DataFrame) -> str:
-    """The time column of a plan table: ``period`` (``2027``, ``2027Q3``), else ``year``."""
-    return "period" if "period" in frame.columns else "year"
-
-
-def binding_limits(plan: Plan) -> list[str]:
-    """Binding limits as path-like names: ``power[dc].2027``, ``budget.2026Q3``, …"""
-    out = []
-    for name, subject in (
-        ("power", "site"),
-        ("budget", None),
-        ("supply", "hardware"),
-        ("vendor_share", "vendor"),
-    ):
-        frame = plan.tables.get(name)
-        if frame is None or frame.empty:
-            continue
-        when = _when(frame)
-        for row in frame[frame["binding"].astype(bool)].to_dict(orient="records"):
-            who = f"[{row[subject]}]" if subject else ""
-            out.append(f"{name}{who}.{row[when]}")
-    return sorted(out)
-
-
-def _peak_mw_by_year(power: pd.DataFrame) -> dict[str, float]:
-    """Facility MW used, all sites, at the year's busiest period."""
-    if power.empty:
-        return {}
-    keys = ["year", "period"] if "period" in power.columns else ["year"]
-    per_period = power.groupby(keys, as_index=False)["used_mw"].sum()
-    return {str(k): float(v) for k, v in per_period.groupby("year")["used_mw"].max().items()}
-
-
-def _per_mtok(table: pd.DataFrame) -> dict[str, float | None]:
-    """Each workload's $/Mtok over the horizon: its cost over its served Mtok."""
-    out: dict[str, float | None] = {}
-    for workload, rows in table.groupby("workload", sort=True):
-        served = float(rows["served_mtok"].sum())
-        out[str(workload)] = float(rows["cost_usd"].sum()) / served if served else None
-    return out
-
-
-def plan_row(plan: Plan) -> Row:
-    """The figures of a plan an analysis summarises (USD, MW, units, tokens).
-
-    Per-year figures are keyed by calendar year (text): capex adds up over a year's
-    periods, MW is the year's peak.
-    """
-    t, h = plan.tables, plan.headline
-    periods = t["periods"]
-    years = [str(y) for y in dict.fromkeys(periods["year"])]
-    capex = _by(t["purchases"], "year", "capex_usd")
-    mw = _peak_mw_by_year(t["power"])
-    served = t["served"]
-    demand = float((served["tokens_per_day"] * DAYS_PER_YEAR * served["length_years"]).sum())
-    unmet = float(h["unmet_inference_tokens"])
-    training = t["training"]
-    flops_needed = float(training["flops_required"].sum()) if len(training) else 0.0
-    unmet_flops = float(h["unmet_training_flops"])
-    fleet = t["fleet"]
-    when = _when(periods)
-    last = fleet[fleet[_when(fleet)].astype(str) == str(periods[when].iloc[-1])]
-    rentals = t["rentals"]
-    return {
-        "status": plan.status,
-        "objective_usd": h.get("objective_usd"),
-        "npv_cost_usd": h["npv_cost_usd"],
-        "penalties_usd_pv": h["penalties_usd_pv"],
-        "undiscounted_cost_usd": h["undiscounted_cost_usd"],
-        "capex_usd": h["capex_usd"],
-        "mip_gap": h.get("mip_gap"),
-        "capex_by_year": {y: capex.get(y, 0.0) for y in years},
-        "mw_by_year": {y: mw.get(y, 0.0) for y in years},
-        "peak_mw": max(mw.values(), default=0.0),
-        "units_bought": _by(t["purchases"], "hardware", "units"),
-        "capex_by_hardware": _by(t["purchases"], "hardware", "capex_usd"),
-        "rented_unit_years": _by(
-            rentals.assign(unit_years=rentals["units"] * rentals["length_years"]),
-            "hardware",
-            "unit_years",
-        ),
-        "final_fleet_units": _by(last, "hardware", "units"),
-        "unmet_inference_tokens": unmet,
-        "unmet_inference_share": unmet / demand if demand else 0.0,
-        "unmet_training_flops": unmet_flops,
-        "demand_met": bool(
-            unmet <= UNMET_SHARE * max(demand, 1.0)
-            and unmet_flops <= UNMET_SHARE * max(flops_needed, 1.0)
-        ),
-        "usd_per_mtok": _per_mtok(t["usd_per_mtok"]),
-        "binding": binding_limits(plan),
-    }
-
-
-def clean(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become None, tuples lists, keys text."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        return clean(value.item())
-    return value

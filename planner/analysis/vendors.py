@@ -13,8 +13,14 @@ written (all vendors); then one task per vendor in the hardware list, in which:
 Every single-vendor problem is a restriction of the all-vendors one (existing units may
 always be switched off), so the all-vendors optimum is never more expensive — unless
 the scenario caps vendor shares, which only the all-vendors run obeys (the table says
-so). The all-vendors row reports the cheapest plan found among all runs, since a MIP
-gap can leave the all-vendors solve slightly behind a single-vendor one.
+so). Each row is its own run. A MIP gap can leave the all-vendors solve slightly behind
+a single-vendor one: the table then says so in a note (within or beyond the runs' solver
+tolerance), and never puts one run's figures on another's row.
+
+Costs are the real cost (NPV of cash costs) with the shortfall beside it; a row that
+leaves demand unmet says so. Hardware the catalog marks "Not sold" (cloud-only
+platforms such as TPU and Trainium, whose price is imputed) is flagged in
+``not_sold_hardware``: in reality it is rented, not bought.
 """
 
 from __future__ import annotations
@@ -26,8 +32,17 @@ from typing import Any
 
 import pandas as pd
 
+from planner.analysis.figures import (
+    COST,
+    SOLVED,
+    WITHIN_TOLERANCE,
+    difference_note,
+    shortfall,
+    value,
+    within_tolerance,
+)
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
-from planner.analysis.tasks import SOLVED, Row, SolveSettings, Task
+from planner.analysis.tasks import Row, SolveSettings, Task
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 
@@ -74,86 +89,106 @@ def vendor_tasks(
     return tasks
 
 
-def _value(row: Row, key: str) -> float:
-    if row["status"] not in SOLVED or row.get(key) is None:
-        return math.nan
-    return float(row[key])
+def not_sold(scenario: Scenario) -> set[str]:
+    """Hardware the catalog notes as not sold (cloud-only; the price is imputed)."""
+    return {
+        h
+        for h, spec in hardware_specs(scenario).items()
+        if "not sold" in (spec.notes or "").lower()
+    }
 
 
-def vendor_table(rows: Sequence[Row], *, share_caps: bool = False) -> pd.DataFrame:
-    """One row per option: NPV TCO and its excess over all vendors, capex, MW, demand met,
-    $/Mtok per workload, the hardware bought.
-
-    Without vendor share caps every single-vendor plan is also an all-vendors plan; if
-    one is cheaper than the all-vendors run's (a MIP gap lets that happen), the
-    all-vendors row reports it and says so in ``best_plan``.
-    """
+def vendor_table(
+    rows: Sequence[Row], *, share_caps: bool = False, cloud_only: set[str] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """One row per option, each its own run: real cost and its excess over all vendors
+    (with the tolerance note), the shortfall, capex, MW, $/Mtok per workload, the
+    hardware bought. Returns the table and notes (a single-vendor plan cheaper than the
+    all-vendors solve)."""
+    cloud_only = cloud_only or set()
     workloads = sorted({w for r in rows for w in (r.get("usd_per_mtok") or {})})
     records = []
+    first = rows[0] if rows else None
+    best = value(first, COST)
     for row in rows:
+        cost = value(row, COST)
         record: dict[str, Any] = {
             "vendor": row["label"],
             "status": row["status"],
-            "npv_tco_usd": _value(row, "objective_usd"),
-            "npv_cost_usd": _value(row, "npv_cost_usd"),
-            "capex_usd": _value(row, "capex_usd"),
-            "peak_mw": _value(row, "peak_mw"),
+            "npv_cost_usd": cost,
+            "vs_all_vendors_usd": cost - best,
+            "vs_all_vendors_share": (cost - best) / abs(best) if best else math.nan,
+            "vs_all_vendors_note": "" if row is first else difference_note(cost - best, row, first),
+            "cost_band_usd": value(row, "cost_band_usd"),
+            "shortfall": shortfall(row),
+            "unmet_inference_share": value(row, "unmet_inference_share"),
+            "unmet_inference_tokens": value(row, "unmet_inference_tokens"),
+            "lost_revenue_usd": value(row, "lost_revenue_usd"),
+            "penalties_usd_pv": value(row, "penalties_usd_pv"),
+            "capex_usd": value(row, "capex_usd"),
+            "peak_mw": value(row, "peak_mw"),
             "demand_met": row.get("demand_met") if row["status"] in SOLVED else None,
-            "unmet_inference_share": _value(row, "unmet_inference_share"),
         }
         for w in workloads:
-            value = (row.get("usd_per_mtok") or {}).get(w)
-            record[f"usd_per_mtok[{w}]"] = math.nan if value is None else value
+            found = (row.get("usd_per_mtok") or {}).get(w)
+            record[f"usd_per_mtok[{w}]"] = math.nan if found is None else found
         bought = row.get("units_bought") or {}
         record["hardware_bought"] = ", ".join(f"{h} × {u:g}" for h, u in sorted(bought.items()))
-        record["best_plan"] = row["label"]
+        flagged = sorted(cloud_only & {*bought, *(row.get("rented_unit_years") or {})})
+        record["not_sold_hardware"] = (
+            f"{', '.join(flagged)}: cloud-only (rented in practice; price imputed)"
+            if flagged
+            else ""
+        )
         record["error"] = row.get("error")
         records.append(record)
-    if not records:
-        return pd.DataFrame(records)
-    if not share_caps:
-        cheapest = min(
-            (r for r in records if not math.isnan(r["npv_tco_usd"])),
-            key=lambda r: r["npv_tco_usd"],
-            default=None,
-        )
-        first = records[0]
-        if (
-            cheapest is not None
-            and cheapest is not first
-            and (math.isnan(first["npv_tco_usd"]) or cheapest["npv_tco_usd"] < first["npv_tco_usd"])
-        ):
-            keep = {"vendor": first["vendor"], "best_plan": f"{cheapest['vendor']} only"}
-            records[0] = {**cheapest, **keep, "error": None}
-    best = records[0]["npv_tco_usd"]
-    frame = pd.DataFrame(records)
-    frame.insert(3, "vs_all_vendors_usd", frame["npv_tco_usd"] - best)
-    frame.insert(4, "vs_all_vendors_share", (frame["npv_tco_usd"] - best) / abs(best))
-    return frame
+    notes = []
+    if first is not None and not share_caps:
+        for record, row in zip(records[1:], rows[1:], strict=True):
+            gap = record["vs_all_vendors_usd"]
+            if not math.isnan(gap) and gap < 0:
+                how = (
+                    WITHIN_TOLERANCE
+                    if within_tolerance(gap, row, first)
+                    else "beyond solver tolerance: re-run with a tighter --mip-gap"
+                )
+                notes.append(
+                    f"{record['vendor']} alone came out ${-gap:,.0f} cheaper than the "
+                    f"all-vendors solve ({how}); every single-vendor plan is also an "
+                    "all-vendors plan, so the difference is the solver's, not the vendors'"
+                )
+    return pd.DataFrame(records), notes
 
 
 def vendors_analysis(
     scenario: Scenario, rows: Sequence[Row], *, greenfield: bool = False
 ) -> Analysis:
-    table = vendor_table(rows, share_caps=bool(scenario.vendor_share_max))
-    chart = table[["vendor", "npv_tco_usd"]].dropna()
-    notes = []
+    table, notes = vendor_table(
+        rows, share_caps=bool(scenario.vendor_share_max), cloud_only=not_sold(scenario)
+    )
+    labels = [
+        f"{v} ({s})" if s else v for v, s in zip(table["vendor"], table["shortfall"], strict=True)
+    ]
+    chart = pd.DataFrame({"vendor choice": labels, "NPV cost": table["npv_cost_usd"]}).dropna()
     if scenario.vendor_share_max:
         notes.append(
             "the scenario caps vendor shares; only the all-vendors run obeys the caps, so it "
             "may cost more than a single vendor"
         )
+    shown = ["vendor", "status", "npv_cost_usd", "vs_all_vendors_usd", "vs_all_vendors_note"]
+    shown += ["shortfall", "capex_usd", "peak_mw", "hardware_bought", "not_sold_hardware"]
     return Analysis(
+        display={"Vendors": shown},
         kind="vendors",
         scenario=scenario.name,
         rows=list(rows),
-        frames={"Vendors": table, "NPV by vendor": chart, "Runs": runs_frame(rows)},
+        frames={"Vendors": table, "NPV cost by vendor": chart, "Runs": runs_frame(rows)},
         settings={
             "existing fleet": "dropped for other vendors (greenfield)"
             if greenfield
             else "kept (sunk); other vendors' hardware cannot be bought again",
             "vendors": ", ".join(f"{v}: {', '.join(h)}" for v, h in vendors_of(scenario).items()),
         },
-        charts=[ChartSpec("columns", "NPV by vendor", "NPV TCO by vendor choice", "USD")],
+        charts=[ChartSpec("columns", "NPV cost by vendor", "NPV cost by vendor choice", "USD")],
         notes=notes,
     )

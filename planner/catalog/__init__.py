@@ -1,7 +1,9 @@
 """Sourced catalogs of hardware systems and model architectures.
 
 The data live in ``hardware.yaml`` and ``models.yaml`` beside this module, one row per
-system or model, each with ``source`` and ``as_of``. Scenarios pick rows by id and may
+system or model, each with ``source`` and ``as_of``; ``offers.yaml`` holds the
+commercial facts (who can buy a system, cloud list prices, network and storage per
+accelerator, datacenter cost defaults). Scenarios pick rows by id and may
 override fields (see :mod:`planner.scenario`).
 """
 
@@ -14,10 +16,19 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.catalog.schema import DatacenterDefaults, HardwareSpec, ModelSpec, OfferSpec
 from planner.errors import InputError, Problem
 
-__all__ = ["HardwareSpec", "ModelSpec", "hardware_catalog", "model_catalog"]
+__all__ = [
+    "DatacenterDefaults",
+    "HardwareSpec",
+    "ModelSpec",
+    "OfferSpec",
+    "datacenter_defaults",
+    "hardware_catalog",
+    "model_catalog",
+    "offer_catalog",
+]
 
 Row = TypeVar("Row", bound=BaseModel)
 
@@ -53,3 +64,50 @@ def hardware_catalog() -> dict[str, HardwareSpec]:
 def model_catalog() -> dict[str, ModelSpec]:
     """All catalog model architectures by id."""
     return _load("models.yaml", ModelSpec)
+
+
+@cache
+def _offers_document() -> dict[str, Any]:
+    text = resources.files("planner.catalog").joinpath("offers.yaml").read_text("utf-8")
+    document: dict[str, Any] = yaml.safe_load(text)
+    return document
+
+
+@cache
+def offer_catalog() -> dict[str, OfferSpec]:
+    """Commercial facts of each hardware system, by hardware id (``offers.yaml``)."""
+    rows: list[dict[str, Any]] = _offers_document()["systems"]
+    out: dict[str, OfferSpec] = {}
+    problems: list[Problem] = []
+    known = hardware_catalog()
+    for i, row in enumerate(rows):
+        try:
+            item = OfferSpec.model_validate(row)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                problems.append(Problem(path=f"systems[{i}].{loc}", message=err["msg"]))
+            continue
+        if item.hardware in out:
+            problems.append(Problem(path=f"systems[{i}].hardware", message="duplicate row"))
+        if item.hardware not in known:
+            problems.append(
+                Problem(path=f"systems[{i}].hardware", message=f"unknown id {item.hardware!r}")
+            )
+        out[item.hardware] = item
+    if problems:
+        raise InputError("planner/catalog/offers.yaml", problems)
+    return out
+
+
+@cache
+def datacenter_defaults() -> DatacenterDefaults:
+    """Datacenter cost defaults with their published range (``offers.yaml``)."""
+    try:
+        return DatacenterDefaults.model_validate(_offers_document()["datacenter"])
+    except ValidationError as exc:
+        problems = [
+            Problem(path="datacenter." + ".".join(str(p) for p in e["loc"]), message=e["msg"])
+            for e in exc.errors()
+        ]
+        raise InputError("planner/catalog/offers.yaml", problems) from None

@@ -230,3 +230,87 @@ class ModelSpec(_Row):
         if self.experts is None:
             return self.total_params_b
         return self.total_params_b - self.experts * self.expert_params_b
+
+
+class OfferSpec(_Row):
+    """Commercial facts of one hardware system (``offers.yaml``): whether it can be
+    bought, its public cloud list prices and the network and storage it needs."""
+
+    hardware: CatalogId
+    """Hardware catalog id this row describes."""
+    purchasable: bool = True
+    """False for cloud-only systems (TPU, Trainium): they can be rented, never bought."""
+    on_demand_usd_per_accelerator_hour: PositiveFloat | None = None
+    """Public on-demand list price, USD per accelerator-hour; None when not published."""
+    committed_1y_usd_per_accelerator_hour: PositiveFloat | None = None
+    """List price with a 1-year commitment (paid whether used or not), USD per acc-hour."""
+    committed_3y_usd_per_accelerator_hour: PositiveFloat | None = None
+    """List price with a 3-year commitment (paid whether used or not), USD per acc-hour."""
+    prices_are_estimates: bool = True
+    """True where a price above is an analyst estimate, not a published list price."""
+    network_usd_per_accelerator: NonNegativeFloat = 0.0
+    """Scale-out network capex per accelerator (NICs, switches, optics), USD."""
+    storage_usd_per_accelerator: NonNegativeFloat = 0.0
+    """Storage capex per accelerator, USD."""
+    network_kw_per_accelerator: NonNegativeFloat = 0.0
+    """IT power of the scale-out network per accelerator, kW."""
+    storage_kw_per_accelerator: NonNegativeFloat = 0.0
+    """IT power of the storage per accelerator, kW."""
+    source: str = Field(min_length=3)
+    """Price list or estimate basis the figures come from."""
+    as_of: dt.date
+    """Date the figures were checked."""
+    notes: str = ""
+    """Caveats."""
+
+    def committed_usd_per_accelerator_hour(self, term_years: int) -> float | None:
+        """The list price of a ``term_years`` (1 or 3) commitment, or None."""
+        price: float | None = getattr(self, f"committed_{term_years}y_usd_per_accelerator_hour")
+        return price
+
+    @property
+    def network_storage_usd_per_accelerator(self) -> float:
+        """Network and storage capex per accelerator, USD."""
+        return self.network_usd_per_accelerator + self.storage_usd_per_accelerator
+
+    @property
+    def network_storage_kw_per_accelerator(self) -> float:
+        """Network and storage IT power per accelerator, kW."""
+        return self.network_kw_per_accelerator + self.storage_kw_per_accelerator
+
+
+class DatacenterDefaults(_Row):
+    """Datacenter cost defaults (``offers.yaml``: ``datacenter``), with a published range."""
+
+    capex_usd_per_mw_it: PositiveFloat
+    """Cost to build one MW of critical IT load, USD (the guide's average)."""
+    capex_usd_per_mw_it_low: PositiveFloat
+    """Lowest market in the guide, USD per MW of critical IT."""
+    capex_usd_per_mw_it_high: PositiveFloat
+    """Highest market in the guide, USD per MW of critical IT."""
+    build_lead_time_years: PositiveInt
+    """Years from the start of construction to power on."""
+    facility_life_years: PositiveInt
+    """Useful life of the building and power train, years (straight-line)."""
+    fixed_om_usd_per_kw_year: NonNegativeFloat
+    """Fixed operations and maintenance of built capacity, USD per kW of IT per year."""
+    lease_usd_per_kw_month: PositiveFloat
+    """Wholesale colocation rent, USD per contracted kW of IT per month."""
+    lease_minimum_term_years: PositiveInt
+    """Typical minimum term of a wholesale lease, years."""
+    neocloud_wacc: Fraction
+    """Cost of capital of a GPU cloud, per year (the neocloud-like tier of planner tco)."""
+    source: str = Field(min_length=3)
+    """Publications the figures come from."""
+    as_of: dt.date
+    """Date the figures were checked."""
+    notes: str = ""
+    """Caveats."""
+
+    @model_validator(mode="after")
+    def _range(self) -> DatacenterDefaults:
+        if not self.capex_usd_per_mw_it_low <= self.capex_usd_per_mw_it:
+            raise ValueError("capex_usd_per_mw_it is below capex_usd_per_mw_it_low")
+        if not self.capex_usd_per_mw_it <= self.capex_usd_per_mw_it_high:
+            raise ValueError("capex_usd_per_mw_it is above capex_usd_per_mw_it_high")
+        return self

@@ -93,6 +93,11 @@ COMMANDS: dict[str, Entry] = {
         "alternatives",
         "Near-optimal fleets that differ as much as possible in hardware mix.",
     ),
+    "tco": Entry(
+        "tco_cmds",
+        "tco",
+        "$/accelerator-hour build-up of HARDWARE: capital, energy, O&M, total by tier.",
+    ),
     "template": Entry(
         "template_cmds",
         "template",

@@ -15,6 +15,8 @@ import pandas as pd
 from rich.markup import escape
 
 from planner.analysis.executors import ExecutorChoice, run_tasks
+from planner.analysis.figures import DEFAULT_MIP_GAP
+from planner.analysis.inert import inert_inputs, refuse_inert
 from planner.analysis.params import merge, parse_dist, parse_vary, read_spec
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
@@ -40,6 +42,22 @@ from planner.errors import PlannerError
 from planner.scenario import load_scenario
 
 EXPORTS = Path("exports")
+STRICT = click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse (exit 2) a varied input that is shadowed by a more specific value or "
+    "does not reach the model [default: warn and run].",
+)
+
+
+def _check_inert(scenario: Any, parameters: Any, strict: bool, source: str | None) -> None:
+    """Warn about varied inputs that cannot move the results; refuse them with --strict."""
+    problems = inert_inputs(scenario, parameters)
+    if strict:
+        refuse_inert(problems, source)
+    for p in problems:
+        hint = f" ({p.hint})" if p.hint else ""
+        stderr.print(f"warning: {p.path} {p.message}{hint}", markup=False, soft_wrap=True)
 
 
 def _executor(workers: int | None, scheduler: str | None, dask_local: int | None) -> ExecutorChoice:
@@ -50,21 +68,32 @@ def _executor(workers: int | None, scheduler: str | None, dask_local: int | None
     return ExecutorChoice(workers=workers, scheduler=scheduler, dask_local=dask_local)
 
 
-def _settings(options: dict[str, Any]) -> SolveSettings:
-    """The solver options of :func:`~planner.cli.options.solver_options`, for every run."""
+def _settings(options: dict[str, Any], scenario: Any) -> SolveSettings:
+    """The solver options of :func:`~planner.cli.options.solver_options`, for every run.
+
+    Without --mip-gap, runs use the scenario's gap or
+    :data:`~planner.analysis.figures.DEFAULT_MIP_GAP`, whichever is tighter, so the
+    differences an analysis compares stand above the solver's tolerance."""
+    gap = options["mip_gap"]
+    if gap is None:
+        gap = min(scenario.solver.mip_gap, DEFAULT_MIP_GAP)
     return SolveSettings(
         relax=options["relax"],
-        mip_gap=options["mip_gap"],
+        mip_gap=gap,
         time_limit_s=options["time_limit"],
         solver=options["solver"],
     )
 
 
-def _run(tasks: list, kind: str, scenario_file: Path, options: dict[str, Any]) -> list[dict]:
+def _run(
+    tasks: list, kind: str, scenario_file: Path, options: dict[str, Any], suffix: str = ""
+) -> list[dict]:
     if options["resume"] and options["fresh"]:
         raise click.UsageError("use --resume or --fresh, not both")
     executor = _executor(options["workers"], options["scheduler"], options["dask_local"])
     results = options["results"] or EXPORTS / f"{scenario_file.stem}-{kind}.jsonl"
+    if suffix:
+        results = results.with_name(f"{results.stem}-{suffix}{results.suffix}")
     stderr.print(
         f"{kind}: {len(tasks)} runs on {executor.describe()}; results in {results}", markup=False
     )
@@ -167,21 +196,33 @@ def _finish(
     help="YAML spec: parameters: {PATH: {values: [...]} or {range: [LOW, HIGH, N]}}.",
 )
 @click.option("--grid", is_flag=True, help="Every combination of the values (full factorial).")
+@STRICT
 @solver_options(EACH_RUN, threads=False)
 @execution_options
 @analysis_output_options
 def sweep(
-    scenario_file: Path, vary: tuple[str, ...], spec: Path | None, grid: bool, **kw: Any
+    scenario_file: Path,
+    vary: tuple[str, ...],
+    spec: Path | None,
+    grid: bool,
+    strict: bool,
+    **kw: Any,
 ) -> None:
     """Sensitivity of SCENARIO_FILE's optimum to its inputs.
 
-    One input at a time around the base (a tornado: how far the NPV TCO and each
-    workload's $/Mtok move between an input's lowest and highest value), or with
-    --grid every combination. Inputs are dotted paths, checked before anything runs.
+    One input at a time around the base (a tornado: how far the real cost — NPV of
+    cash costs — moves between an input's cheapest and dearest value, the unmet share
+    beside it, each workload's $/Mtok, and whether the swing lies within solver
+    tolerance; a spider chart of every tested value), or with --grid every
+    combination. Inputs are dotted paths, checked before anything runs; an input that
+    a more specific value shadows (or that cannot reach the model) is warned about,
+    and refused with --strict. Runs default to a 0.01% MIP gap (or the scenario's, if
+    tighter).
 
     \b
     Examples:
       planner sweep scenarios/baseline.yaml --vary finance.wacc=0.06:0.14:5 \\
+          --vary 'sites[texas].electricity_usd_per_kwh=0.04:0.08:3' \\
           --vary 'sites[texas].power_cap_mw.2028=200,300,400' \\
           --vary 'inference[chat].tokens_per_day*=0.5:2:4'
       planner sweep scenarios/baseline.yaml --spec sweep.yaml --grid --dask-local 4
@@ -191,12 +232,13 @@ def sweep(
     scenario = load_scenario(scenario_file)
     _check_outputs("grid" if grid else "sweep", scenario_file, scenario, kw, spec)
     parameters = merge(read_spec(spec) if spec else None, [parse_vary(v) for v in vary])
-    settings = _settings(kw)
+    settings = _settings(kw, scenario)
     runs = sweep_run_count([len(p.values) for p in parameters], grid=grid)
     check_run_count(runs, "--vary / --spec")
     tasks, base = sweep_tasks(
         scenario, parameters, grid=grid, settings=settings, source=str(spec) if spec else None
     )
+    _check_inert(scenario, parameters, strict, str(spec) if spec else None)
     rows = _run(tasks, "grid" if grid else "sweep", scenario_file, kw)
     analysis = sweep_analysis(scenario, parameters, rows, base, grid=grid)
     _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"])
@@ -220,6 +262,15 @@ def sweep(
 )
 @click.option("--samples", type=click.IntRange(1), help="Samples [default: the spec's, else 100].")
 @click.option("--seed", type=click.IntRange(0), help="Random seed [default: the spec's, else 0].")
+@click.option(
+    "--regret",
+    type=click.IntRange(0, 20),
+    default=0,
+    show_default=True,
+    help="Candidate first-year plans whose regret to evaluate (base, median, the samples' "
+    "most frequent); each is fixed and the later years re-solved in every sample.",
+)
+@STRICT
 @solver_options(EACH_RUN, threads=False)
 @execution_options
 @analysis_output_options
@@ -229,22 +280,29 @@ def montecarlo(
     dists: tuple[str, ...],
     samples: int | None,
     seed: int | None,
+    regret: int,
+    strict: bool,
     **kw: Any,
 ) -> None:
     """Distributions of the optimum when SCENARIO_FILE's inputs are uncertain.
 
     Samples the inputs (same seed, same samples, whatever runs them), optimises each
-    sample and reports P10/P50/P90 of the NPV TCO, capex by year, peak MW, unmet demand
-    and $/Mtok; how often each hardware type is bought; how often each limit binds.
+    sample and reports P10/P50/P90 (with bootstrap intervals) of the real cost (NPV of
+    cash costs), the unmet demand apart from it, capex by year, peak MW and $/Mtok;
+    purchases by year and hardware, the first year's plans, the inputs that drive the
+    spread (rank correlation), a convergence chart, how often each limit binds. With
+    --regret N, the regret of committing to each of N first-year plans and the robust
+    choice. Runs default to a 0.01% MIP gap (or the scenario's, if tighter).
 
     \b
     Example:
       planner montecarlo scenarios/baseline.yaml --spec uncertainty.yaml --samples 500 --seed 7
-      planner montecarlo scenarios/baseline.yaml --samples 200 \\
-          --dist finance.electricity_usd_per_kwh=normal:0.07:0.015:0.03: \\
+      planner montecarlo scenarios/baseline.yaml --samples 40 --regret 5 \\
+          --dist 'sites[texas].electricity_usd_per_kwh=normal:0.06:0.015:0.03:' \\
           --dist 'inference[chat].tokens_per_day*=lognormal:1:0.4'
     """
     from planner.analysis.montecarlo import montecarlo_analysis, montecarlo_tasks
+    from planner.analysis.regret import base_task, candidates, regret_frames, regret_tasks
 
     scenario = load_scenario(scenario_file)
     _check_outputs("montecarlo", scenario_file, scenario, kw, spec)
@@ -252,8 +310,8 @@ def montecarlo(
     parameters = merge(loaded, [parse_dist(d) for d in dists])
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
     seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
-    settings = _settings(kw)
-    check_run_count(samples, "--samples / the spec's samples:")
+    settings = _settings(kw, scenario)
+    check_run_count(samples * (1 + regret) + 1, "--samples / the spec's samples: / --regret")
     tasks = montecarlo_tasks(
         scenario,
         parameters,
@@ -262,16 +320,22 @@ def montecarlo(
         settings=settings,
         source=str(spec) if spec else None,
     )
+    _check_inert(scenario, parameters, strict, str(spec) if spec else None)
+    shown = ["Statistics", "Purchases by year", "Drivers", "Binding frequency"]
+    if regret:
+        tasks.append(base_task(tasks))
     rows = _run(tasks, "montecarlo", scenario_file, kw)
-    analysis = montecarlo_analysis(scenario, parameters, rows, samples=samples, seed=seed)
-    _finish(
-        analysis,
-        scenario_file,
-        kw["fmt"],
-        kw["out"],
-        kw["table_path"],
-        ("Statistics", "Buy frequency", "Binding frequency"),
-    )
+    analysis = montecarlo_analysis(scenario, parameters, rows[:samples], samples=samples, seed=seed)
+    if regret:
+        chosen = candidates(rows[samples], rows[:samples], regret)
+        if rows[samples]["status"] not in SOLVED:
+            raise PlannerError(f"the base scenario found no plan: {rows[samples].get('error')}")
+        fixed = _run(regret_tasks(tasks, rows, chosen), "montecarlo", scenario_file, kw, "regret")
+        frames, sentence = regret_frames(tasks, rows, chosen, fixed)
+        analysis.frames = {"Regret": frames["Regret"], **analysis.frames, **frames}
+        analysis.notes.append(sentence)
+        shown.insert(0, "Regret")
+    _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"], tuple(shown))
 
 
 @click.command("vendors")
@@ -299,7 +363,7 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
 
     scenario = load_scenario(scenario_file)
     _check_outputs("vendors", scenario_file, scenario, kw)
-    settings = _settings(kw)
+    settings = _settings(kw, scenario)
     tasks = vendor_tasks(scenario, greenfield=greenfield, settings=settings)
     rows = _run(tasks, "vendors", scenario_file, kw)
     analysis = vendors_analysis(scenario, rows, greenfield=greenfield)
@@ -341,7 +405,7 @@ def alternatives(scenario_file: Path, slack: float, count: int, **kw: Any) -> No
 
     scenario = load_scenario(scenario_file)
     _check_outputs("alternatives", scenario_file, scenario, kw)
-    settings = _settings(kw)
+    settings = _settings(kw, scenario)
     stderr.print(
         f"alternatives: optimum, then up to {count} plans within {slack:.1%}", markup=False
     )

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from planner import api
 from planner.cli.common import emit_json, print_frame, stderr, stdout_console
+from planner.cli.investment_out import print_investment
 from planner.cli.options import (
     ONE_PLAN,
     format_option,
@@ -47,6 +48,8 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         if h.get("penalties_in_objective", True)
         else "objective (min_cost: NPV cost, most demand served first)"
     )
+    if h.get("objective") == "max_profit":
+        label = "objective (max_profit: NPV cost + PV of revenue forgone, must-serve first)"
     out.print(
         f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
     )
@@ -70,6 +73,7 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     print_frame(api.fleet_by_year(plan, by_period), "table", title=fleet_title)
     cost_title = "Cost by period (USD)" if by_period else "Cost by year (USD)"
     print_frame(api.cost_by_year(plan, by_period), "table", title=cost_title)
+    print_investment(plan)
     binding = api.binding(plan, by_period)
     if len(binding):
         print_frame(binding, "table", title="Binding constraints")

@@ -23,7 +23,11 @@ def summary(scenario: Scenario) -> dict[str, Any]:
         "horizon": f"{years[0]}-{years[-1]}",
         "years": len(years),
         "sites": {
-            s.name: {y: value_at(s.power_cap_mw, y, "hold") for y in years} for s in scenario.sites
+            s.name: {
+                y: value_at(s.power_cap_mw, y, "hold") if s.power_cap_mw is not None else 0.0
+                for y in years
+            }
+            for s in scenario.sites
         },
         "capex_budget_usd": None
         if scenario.budget.capex_usd is None

@@ -52,6 +52,7 @@ from planner.economics.rates import (
 from planner.economics.unit_cost import (
     UnitCost,
     price_inference_table,
+    rent_only_rates,
     unit_cost,
     unit_cost_for_scenario,
     usd_per_mtok,
@@ -78,6 +79,7 @@ __all__ = [
     "npv",
     "period_discount_factors",
     "price_inference_table",
+    "rent_only_rates",
     "rent_usd_per_unit_year",
     "rental_usd_per_accelerator_hour",
     "residual_fraction",

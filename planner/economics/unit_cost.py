@@ -8,20 +8,25 @@ is charged here as an annuity (:data:`~planner.economics.discounting.ANNUITY_CAP
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.catalog.schema import HardwareSpec
+from planner.economics.addons import network_storage_usd_per_unit, with_network_storage_power
 from planner.economics.discounting import capital_recovery_factor
 from planner.economics.rates import (
     energy_usd_per_unit_year,
     facility_usd_per_unit_year,
     maintenance_usd_per_unit_year,
+    rent_usd_per_unit_year,
+    rental_usd_per_accelerator_hour,
     site_rates,
     unit_price_usd,
 )
 from planner.errors import InputError, Problem
+from planner.scenario.procurement import rent_only
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import HOURS_PER_YEAR, MTOK, SECONDS_PER_HOUR
@@ -113,7 +118,7 @@ def unit_cost_for_scenario(
     specs = hardware_specs(scenario) if specs is None else specs
     if hardware_id not in specs:
         raise _unknown("hardware", hardware_id, sorted(specs), "hardware")
-    hw = specs[hardware_id]
+    (hw,) = with_network_storage_power(scenario, {hardware_id: specs[hardware_id]}).values()
     choice = next(h for h in scenario.hardware if h.id == hardware_id)
     site = None
     if site_name is not None:
@@ -125,7 +130,7 @@ def unit_cost_for_scenario(
     finance = scenario.finance
     return unit_cost(
         hw,
-        price_usd=unit_price_usd(choice, hw, year),
+        price_usd=unit_price_usd(choice, hw, year) + network_storage_usd_per_unit(scenario, hw),
         wacc=finance.wacc,
         pue=rates.pue,
         electricity_usd_per_kwh=rates.electricity_usd_per_kwh,
@@ -146,10 +151,26 @@ def usd_per_mtok(
     return unit_cost_usd_per_year / tokens_per_year * MTOK
 
 
+def rent_only_rates(
+    scenario: Scenario, year: float, specs: Mapping[str, HardwareSpec]
+) -> dict[str, tuple[float, float]]:
+    """Rent-only systems with a rental offer → (on-demand $/accelerator-hour, rent per
+    unit-year): what the optimiser charges for them, since it cannot buy them."""
+    out = {}
+    for choice in scenario.hardware:
+        if not rent_only(choice.max_units_per_year):
+            continue
+        hourly = rental_usd_per_accelerator_hour(scenario, choice.id, year)
+        if not math.isnan(hourly):
+            out[choice.id] = (hourly, rent_usd_per_unit_year(hourly, specs[choice.id].accelerators))
+    return out
+
+
 def price_inference_table(scenario: Scenario, inference: pd.DataFrame, year: int) -> pd.DataFrame:
     """``inference`` (the perf model's table) plus unit economics in ``year``.
 
-    ``usd_per_accelerator_hour``: the unit's yearly cost per accelerator-hour;
+    ``usd_per_accelerator_hour``: the unit's yearly cost per accelerator-hour (for a
+    rent-only system, e.g. cloud-only, its on-demand rental price: what renting costs);
     ``usd_per_mtok_output``: that yearly cost over the output tokens the unit serves in a
     year at full load (colocated, prefill included); ``usd_per_mtok_all_tokens`` spreads
     the same cost over input and output tokens (``÷ (1 + input per output)``). Empty
@@ -164,14 +185,18 @@ def price_inference_table(scenario: Scenario, inference: pd.DataFrame, year: int
     costs = {
         h.id: unit_cost_for_scenario(scenario, h.id, year, specs=specs) for h in scenario.hardware
     }
+    rented = rent_only_rates(scenario, year, specs)
     per_hour: list[float] = []
     output: list[float | None] = []
     blended: list[float | None] = []
     for row in inference.itertuples(index=False):
         cost = costs[row.hardware]
-        per_hour.append(cost.usd_per_accelerator_hour)
+        hourly, yearly = rented.get(
+            row.hardware, (cost.usd_per_accelerator_hour, cost.total_usd_per_year)
+        )
+        per_hour.append(hourly)
         if row.servable and row.output_tokens_per_s_per_unit > 0:
-            usd = usd_per_mtok(cost.total_usd_per_year, row.output_tokens_per_s_per_unit)
+            usd = usd_per_mtok(yearly, row.output_tokens_per_s_per_unit)
             output.append(usd)
             blended.append(usd / (1.0 + ratio[row.workload]))
         else:

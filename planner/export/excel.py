@@ -34,10 +34,12 @@ from planner.export.sheets.comparison import (
 from planner.export.sheets.costs import write_costs
 from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
 from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
+from planner.export.sheets.investment import write_investment
 from planner.export.sheets.limits import write_budget, write_power, write_supply
 from planner.export.sheets.page import chart_anchor, set_up_page
 from planner.export.sheets.shadow import write_marginals, write_shadow_prices
 from planner.export.sheets.summary import write_summary
+from planner.export.sheets.tco import write_tco
 from planner.export.sheets.throughput import write_throughput
 from planner.export.sheets.work import write_assignment, write_utilisation
 from planner.results import Plan
@@ -48,11 +50,13 @@ SHEETS = (
     "Summary",
     "Charts",
     "Costs",
+    "Investment",
     "Assumptions",
     "Hardware",
     "Models",
     "Throughput inference",
     "Throughput training",
+    "TCO",
     "Fleet",
     "Purchases",
     "Rentals",
@@ -105,6 +109,7 @@ def build_workbook(
         ("Hardware", lambda: write_hardware(book, scenario)),
         ("Models", lambda: write_models(book, scenario)),
         ("Throughput", lambda: write_throughput(book, scenario, *tables)),
+        ("TCO", lambda: write_tco(book, scenario)),
         # the plan, each cost a formula of the inputs
         ("Purchases", lambda: write_purchases(book, plan)),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
@@ -121,6 +126,7 @@ def build_workbook(
         *([("Marginals", lambda: write_marginals(book, plan))] if marginals else []),
         # totals, charts and the front page read everything above
         ("Costs", lambda: write_costs(book, plan)),
+        ("Investment", lambda: write_investment(book, plan)),
         ("Charts", lambda: write_charts(book, plan)),
         ("Summary", lambda: write_summary(book, plan, scenario, source)),
     ]

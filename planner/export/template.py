@@ -280,7 +280,7 @@ _KINDS = {
     "date": "date",
     "list": "names separated by commas",
     "window": "year",
-    "yaml": "YAML mapping (provenance only)",
+    "yaml": "YAML mapping or list (overrides: provenance only)",
 }
 
 

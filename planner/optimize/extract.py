@@ -26,6 +26,9 @@ class Solution:
     x_inf: dict[Any, float]
     unmet_inf: dict[Any, float]
     unmet_train: dict[Any, float]
+    commit: dict[Any, float]
+    dc_build: dict[Any, float]
+    dc_lease: dict[Any, float]
     cost_usd: float
     """The model's ``cost`` (NPV cost plus penalties, USD) at this solution, also when
     another objective was solved for (see :mod:`planner.optimize.mga`)."""
@@ -53,5 +56,8 @@ def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
         x_inf=_values(model.x_inf, False),
         unmet_inf=_values(model.unmet_inf, False),
         unmet_train=_values(model.unmet_train, False),
+        commit=_values(model.commit, False),
+        dc_build=_values(model.dc_build, whole),
+        dc_lease=_values(model.dc_lease, False),
         cost_usd=float(pyo.value(model.cost.expr)) * USD_SCALE,
     )

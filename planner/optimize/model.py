@@ -11,6 +11,8 @@ from planner import deadline
 from planner.optimize.constraints import (
     add_budget,
     add_capacity,
+    add_commitments,
+    add_datacenter,
     add_fleet,
     add_inference,
     add_power,
@@ -27,7 +29,9 @@ FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]]
     ("capacity", add_capacity),  # assigned ≤ availability · installed + rented
     ("training", add_training),  # completion in window, one cluster per run
     ("inference", add_inference),  # peak demand served (colocated or prefill/decode)
-    ("power", add_power),  # installed kW · PUE ≤ site cap
+    ("power", add_power),  # installed kW · PUE ≤ site cap (+ built and leased)
+    ("datacenter", add_datacenter),  # grid interconnect, blocks per site, lease caps
+    ("commitments", add_commitments),  # on-demand + committed rentals ≤ rental cap
     ("budget", add_budget),  # capex per period ≤ budget
     ("supply", add_supply),  # purchases ≤ vendor allocation
     ("vendor share", add_vendor_share),  # vendor accelerators ≤ share of fleet

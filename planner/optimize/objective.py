@@ -21,6 +21,9 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
   straight-line book value of units still inside their life when the horizon ends,
   discounted from the horizon end (DF_end). The existing fleet is sunk: no capex and no
   residual, only its running costs while kept;
+* commitments, datacenter blocks and leases: see :mod:`constraints.commitments` and
+  :mod:`constraints.datacenter` (paid over their term inside the horizon; blocks at
+  construction start, less their residual value);
 * P_inf is ``penalties.unmet_inference_usd_per_mtok`` per Mtok of demand left unserved
   (the unmet share of peak capacity is charged as that share of the period's tokens:
   unmet_inf is peak Mtok/day, so /p2a gives average Mtok/day); P_train is
@@ -44,6 +47,8 @@ from typing import Any
 import pyomo.environ as pyo
 
 from planner.economics import maintenance_usd_per_unit_year
+from planner.optimize.constraints.commitments import commitment_coefficients
+from planner.optimize.constraints.datacenter import datacenter_coefficients
 from planner.optimize.data import Key, ModelData
 from planner.optimize.linear import linear
 from planner.optimize.variables import Vars
@@ -96,6 +101,8 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         "rent": rent,
         "unmet_inf": unmet_inf,
         "unmet_train": unmet_train,
+        **commitment_coefficients(d),
+        **datacenter_coefficients(d),
     }
 
 

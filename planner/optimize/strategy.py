@@ -51,7 +51,7 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
     cluster (hardware and place) that did most of its work in the LP; the others get
     none of it.
     """
-    for group in (model.buy, model.kept):
+    for group in (model.buy, model.kept, model.dc_build):
         for var in group.values():
             if var.value is not None:
                 whole = (

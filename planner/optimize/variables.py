@@ -19,6 +19,10 @@ units (servers or racks); unmet inference in Mtok/day at peak; unmet training in
   site with h, and rentals). Any pooled plan splits back into sites (each site's spare
   units after training); the plan's tables show one such split (planner.results).
 * ``unmet_inf[w,t]``, ``unmet_train[r]`` the slacks, bounded by the demand itself.
+* ``commit[h,k,v]`` rented units of h committed for k years from period v (continuous);
+  ``dc_build[s,v]`` whole datacenter blocks powering on at s in v (continuous when
+  ``relax``); ``dc_lease[s,v]`` kW of critical IT leased at s from v (continuous); see
+  :mod:`planner.optimize.data.procurement`.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ class Vars:
     x_inf: VarDict
     unmet_inf: VarDict
     unmet_train: VarDict
+    commit: VarDict
+    dc_build: VarDict
+    dc_lease: VarDict
 
 
 def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
@@ -78,4 +85,7 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
     m.unmet_train = pyo.Var(
         list(d.runs), domain=pyo.NonNegativeReals, bounds=lambda _, r: (0, d.train_zflop[r])
     )
+    m.commit = pyo.Var(list(d.commit_index), domain=pyo.NonNegativeReals)
+    m.dc_build = pyo.Var(list(d.dc_build_index), domain=units)
+    m.dc_lease = pyo.Var(list(d.dc_lease_index), domain=pyo.NonNegativeReals)
     return Vars(**{name: variables(getattr(m, name)) for name in Vars.__dataclass_fields__})

@@ -11,8 +11,15 @@ from planner.optimize.extract import Solution
 from planner.results.costs import costs_by_year, costs_table, usd_per_mtok_table
 from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
+from planner.results.investment import investment_figures, investment_tables
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
+from planner.results.procurement import (
+    procurement_amounts,
+    procurement_tables,
+    with_built_capacity,
+)
+from planner.results.revenue import revenue_table
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
@@ -45,8 +52,11 @@ def build_plan(
     train, inf = assignment_tables(d, sol, split)
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
+    procurement = procurement_tables(d, sol)
     limits = limits_tables(d, purchases, fleet, duals)
-    costs = costs_table(d, purchases, fleet, rentals, served, training)
+    limits["power"] = with_built_capacity(limits["power"], procurement.get("datacenter_capacity"))
+    extra = procurement_amounts(procurement)
+    costs = costs_table(d, purchases, fleet, rentals, served, training, extra)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
@@ -61,16 +71,19 @@ def build_plan(
         "served": served,
         "training": training,
         **limits,
+        **procurement,
         "costs": costs,
         "costs_by_year": costs_by_year(costs),
         "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
         "shadow_prices": shadow,
+        "revenue": revenue_table(d, served, training),
     }
+    tables.update(investment_tables(tables))
     if marginals is not None and len(marginals):
         tables["marginals"] = marginals
     penalty = costs["category"].str.startswith("penalty")
     residual = costs["category"] == "residual"
-    figures = {
+    figures: dict[str, Any] = {
         "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
         "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
         # Net of the residual credit (kept for its meaning); the gross and the credit
@@ -82,6 +95,9 @@ def build_plan(
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
+    if d.dc_build_index:  # capex above is the fleet's; the datacenter's is its own figure
+        figures["datacenter_capex_usd"] = float(procurement["datacenter_builds"]["capex_usd"].sum())
+    figures.update(investment_figures(tables, figures["npv_cost_usd"]))
     parameters = {
         "periods_per_year": d.periods_per_year,
         "availability": d.availability,

@@ -22,8 +22,10 @@ from planner.economics import (
     tokens_over_years,
     tokens_per_day,
 )
+from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.costs import COST_CATEGORIES
 from planner.results.plan import Plan
+from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
 
 REL = 1e-5
@@ -56,7 +58,10 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_limits(plan)
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
-    out += _check_costs(plan)
+    problems, procurement = check_procurement(plan)
+    out += problems
+    out += _check_costs(plan, procurement)
+    out += check_revenue(plan)
     return out
 
 
@@ -102,7 +107,7 @@ def _check_capacity(plan: Plan) -> list[str]:
     t = plan.tables
     availability = plan.parameters["availability"]
     owned = _sum(t["fleet"], ["period", "hardware", "site"], "units")
-    rented = _sum(t["rentals"], ["period", "hardware"], "units")
+    rented = rented_with_commitments(t["rentals"], plan)  # on demand + committed
     assigned: dict[tuple, float] = defaultdict(float)
     for name in ("assignment_training", "assignment_inference"):
         for key, units in _sum(t[name], ["period", "hardware", "site"], "units").items():
@@ -220,7 +225,7 @@ def _check_training(training: pd.DataFrame, assignment: pd.DataFrame) -> list[st
     return out
 
 
-def _check_costs(plan: Plan) -> list[str]:
+def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[str]:
     """Each cost category by period from the tables; their present value is the objective.
 
     Discounting is recomputed in years: (1 + wacc)^−(start − horizon start) for the
@@ -256,6 +261,11 @@ def _check_costs(plan: Plan) -> list[str]:
     for row in t["training"].itertuples(index=False):
         pflop = row.unmet_flops / PFLOP
         amounts[(row.penalty_period, "penalty_unmet_training")] += pflop * row.penalty_usd_per_pflop
+    categories: tuple[str, ...] = COST_CATEGORIES
+    if procurement:  # recomputed by planner.results.checker_procurement
+        categories += tuple(sorted({c for _, c in procurement} - set(COST_CATEGORIES)))
+        for key, usd in procurement.items():
+            amounts[key] += usd
     out = []
     table = {(r.period, r.category): r for r in t["costs"].itertuples(index=False)}
     total_pv = 0.0
@@ -263,7 +273,7 @@ def _check_costs(plan: Plan) -> list[str]:
     in_objective = plan.headline.get("penalties_in_objective", True)
     scale = max(1.0, sum(abs(v) for v in amounts.values()) * 1e-3)
     for period in periods.index:
-        for category in COST_CATEGORIES:
+        for category in categories:
             mine = amounts.get((period, category), 0.0)
             pv = mine * (factor_end if category == "residual" else factor[period])
             if in_objective or not category.startswith("penalty"):
@@ -276,6 +286,8 @@ def _check_costs(plan: Plan) -> list[str]:
             if not _close(row.usd, mine, scale) or not _close(row.usd_pv, pv, scale):
                 out.append(f"{period} {category}: table {row.usd:.6g} USD, recomputed {mine:.6g}")
     objective = plan.headline.get("objective_usd")
+    if plan.headline.get("objective") == "max_profit":
+        total_pv += objective_lost_revenue_pv(plan)
     if objective is not None and not _close(objective, total_pv, scale):
         out.append(f"objective {objective:.9g} USD ≠ recomputed present value {total_pv:.9g}")
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -12,6 +13,7 @@ from planner.economics import (
     capital_recovery_factor,
 )
 from planner.optimize.data import ModelData
+from planner.results.procurement import PROCUREMENT_CATEGORIES
 from planner.results.tables import WHEN, frame
 from planner.units import (
     MTOK,
@@ -37,11 +39,15 @@ def costs_table(
     rentals: pd.DataFrame,
     served: pd.DataFrame,
     training: pd.DataFrame,
+    procurement: Mapping[tuple[str, str], float] | None = None,
 ) -> pd.DataFrame:
     """Cash cost by period and category, undiscounted and present value.
 
     Residual value is a negative cost booked in the last period with the horizon-end
     discount factor; training penalties are booked in the run's last window period.
+    ``procurement``: amounts by (period, category) of
+    :func:`planner.results.procurement.procurement_amounts`; when given, its categories
+    follow the fleet's (``residual`` with period ``""`` joins the last period's).
     """
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     for t, usd in purchases.groupby("period")["capex_usd"].sum().items():
@@ -57,9 +63,14 @@ def costs_table(
         amounts[(str(t), "penalty_unmet_training")] += float(usd)
     last = d.periods[-1].name
     amounts[(last, "residual")] -= float(purchases["residual_usd"].sum())
+    categories: tuple[str, ...] = COST_CATEGORIES
+    if procurement:
+        categories = (*COST_CATEGORIES, *PROCUREMENT_CATEGORIES)
+        for (t, category), usd in procurement.items():
+            amounts[(t or last, category)] += usd
     rows = []
     for p in d.periods:
-        for category in COST_CATEGORIES:
+        for category in categories:
             usd = amounts.get((p.name, category), 0.0)
             factor = d.discount_factor_end if category == "residual" else d.discount_factor[p.label]
             rows.append(

@@ -15,6 +15,7 @@ import pandas as pd
 
 from planner.economics import facility_mw_per_unit
 from planner.optimize.data import ModelData, PeriodLabel
+from planner.results.revenue import profit_reason
 from planner.results.shadow import PENALTY_PRICED
 from planner.units import MTOK, ZFLOP
 
@@ -228,6 +229,9 @@ def unmet_inference_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> 
             )
             out.append(f"{head} Cause: {reason}; add hardware that fits the model and SLO.")
             continue
+        if (priced := profit_reason(d, tables, w, row.period)) is not None:
+            out.append(f"{head} {priced}")
+            continue
         unmet = row.unmet_peak_tokens_per_day / MTOK
         need = {h: unmet / (rate * d.availability) for h, rate in can_serve.items()}
         sites, budget, capped = _limits_in(d, tables, t)
@@ -258,6 +262,9 @@ def unmet_training_sentences(d: ModelData, tables: dict[str, pd.DataFrame]) -> l
                 f"{head} Cause: no listed hardware can train it inside its window "
                 "(see the perf model's training table)."
             )
+            continue
+        if (priced := profit_reason(d, tables, r, row.penalty_period)) is not None:
+            out.append(f"{head} {priced}")
             continue
         unmet = row.unmet_flops / ZFLOP
         need = {h: unmet / (z * d.availability) for h, z in rates.items()}

@@ -42,6 +42,11 @@ TABLE_UNITS: dict[str, str] = {
     "costs_by_year": "USD; the costs table summed over each year's periods",
     "usd_per_mtok": f"USD per million output tokens served; capital: {ANNUITY_CAPITAL}",
     "shadow_prices": "see the unit column",
+    "revenue": "USD; Mtok of output tokens; usd_pv is discounted to the horizon start",
+    "investment": "USD per year (cash); the residual is book value, not cash",
+    "investment_by_workload": (
+        f"USD per year; USD per million output tokens; cost: {ANNUITY_CAPITAL}"
+    ),
 }
 
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import BYTES_PER_PARAM
 from planner.errors import Problem
+from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
@@ -303,4 +304,5 @@ def check_scenario(scenario: Scenario, base_dir: Path = Path(".")) -> list[Probl
     problems = check_unique_names(scenario) + check_catalog_rows(scenario)
     problems += check_references(scenario) + check_years(scenario)
     problems += check_calibration_file(scenario, base_dir)
+    problems += check_procurement(scenario)
     return problems + check_models_fit(scenario)  # all in one pass

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
+from planner.scenario.procurement import (
+    Commitment,
+    DatacenterBuild,
+    DatacenterLease,
+    complete_procurement,
+)
 from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -90,6 +96,10 @@ class Finance(_Section):
     """Yearly maintenance and support as a fraction of purchase price."""
     utilisation: Annotated[Fraction, meta(perf=False, unit="share of nameplate power")] = 0.8
     """Average fraction of nameplate IT power drawn (for the energy bill)."""
+    network_and_storage: Annotated[bool, meta(perf=False)] = False
+    """Count the offers catalog's scale-out network and storage per accelerator with each
+    unit: in its price (capex, maintenance) and its IT power. ``planner tco`` always
+    counts them."""
     availability: Annotated[Fraction, meta(perf=True, unit="share of units")] = 0.95
     """Fraction of installed units available for work (maintenance, spares); the perf
     model also shortens each training window by it."""
@@ -99,9 +109,10 @@ class Site(_Section):
     name: Annotated[Name, meta(perf=False)]
     """Site id used by existing_fleet rows and in results."""
     power_cap_mw: Annotated[
-        PositiveYearValue, meta(perf=False, unit="MW (facility, IT × PUE)", fill="hold")
-    ]
-    """Facility power available (IT × PUE), MW; held from the last given year."""
+        PositiveYearValue | None, meta(perf=False, unit="MW (facility, IT × PUE)", fill="hold")
+    ] = None
+    """Facility power available (IT × PUE), MW; held from the last given year. With
+    ``build`` or ``lease`` it is the capacity the site already has (absent = none)."""
     electricity_usd_per_kwh: Annotated[
         PositiveYearValue | None,
         meta(
@@ -125,7 +136,21 @@ class Site(_Section):
             default_from="finance.facility_usd_per_kw_year",
         ),
     ] = None
-    """Overrides finance.facility_usd_per_kw_year for this site."""
+    """Overrides finance.facility_usd_per_kw_year for this site (on installed kW; a
+    site with ``build`` or ``lease`` pays for its built and contracted kW instead)."""
+    build: DatacenterBuild | None = None
+    """Datacenter capacity the optimiser may build here (MW blocks of critical IT)."""
+    lease: DatacenterLease | None = None
+    """Critical IT capacity the optimiser may lease here (take-or-pay, $/kW-month)."""
+
+    @model_validator(mode="after")
+    def _has_capacity(self) -> Site:
+        if self.power_cap_mw is None and self.build is None and self.lease is None:
+            raise ValueError(
+                "a site needs power_cap_mw (facility MW it has), build or lease; "
+                "add power_cap_mw: {year: MW} or a build: / lease: section"
+            )
+        return self
 
 
 class Budget(_Section):
@@ -165,18 +190,22 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     ] = None
     """Price per unit, USD (a number or {year: price}); default: the catalog price."""
     max_units_per_year: Annotated[
-        PositiveYearValue | None, meta(perf=False, unit="units per year", fill="hold")
+        NonNegativeYearValue | None, meta(perf=False, unit="units per year", fill="hold")
     ] = None
-    """Supply cap: most units that can be bought per year (all sites); absent = unlimited."""
+    """Supply cap: most units that can be bought per year (all sites); absent = unlimited;
+    0 = rent only (cloud-only systems get 0 from the offers catalog)."""
     sites: Annotated[list[Name] | None, meta(perf=False)] = None
     """Sites where this hardware may be installed; absent = every site."""
+    purchasable: Annotated[bool | None, meta(perf=False)] = None
+    """Whether the lab can buy it; absent = the offers catalog's (false for cloud-only
+    systems, which are then rented only). ``true`` models a direct purchase deal."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None
 
     def overrides(self) -> dict[str, Any]:
         """Catalog fields this choice sets, with scalar values only."""
-        skip = {"id", "price_usd", "max_units_per_year", "sites"}
+        skip = {"id", "price_usd", "max_units_per_year", "sites", "purchasable"}
         out = {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in skip}
         if isinstance(self.price_usd, float | int):
             out["price_usd"] = float(self.price_usd)
@@ -205,15 +234,18 @@ class ModelChoice(
 
 class Rental(_Section):
     hardware: Annotated[str, meta(perf=False)]
-    """Hardware id (must be listed under ``hardware``)."""
+    """Hardware id (listed under ``hardware`` as rent-only when it is not there)."""
     usd_per_accelerator_hour: Annotated[
         PositiveYearValue, meta(perf=False, unit="USD per accelerator-hour", fill="geometric")
     ]
-    """Rental price, USD per accelerator-hour."""
+    """On-demand rental price, USD per accelerator-hour; default: the offers catalog's."""
     max_accelerators: Annotated[
         PositiveYearValue | None, meta(perf=False, unit="accelerators", fill="hold")
     ] = None
-    """Most accelerators that can be rented in a year; absent = unlimited."""
+    """Most accelerators that can be rented in a year (on demand and committed together);
+    absent = unlimited."""
+    commitments: list[Commitment] = []
+    """Committed terms offered (1 or 3 years, reserved and paid for the whole term)."""
 
 
 class ExistingFleet(_Section):
@@ -260,6 +292,13 @@ class TrainingRun(_Section):
     """Weight of this run's undone share in the service stage of ``objective: min_cost``
     (its rollouts carry the same weight): with too little capacity for everything, work
     of a higher priority is served first."""
+    value_usd: Annotated[NonNegativeFloat | None, meta(perf=False, unit="USD")] = None
+    """What finishing the run is worth, USD, earned pro rata to the work done and booked
+    in the window's last period; ``objective: max_profit`` does the run only where its
+    value pays for it. Absent: no revenue, and max_profit treats the run as must-finish."""
+    must_finish: Annotated[bool, meta(perf=False)] = False
+    """Under ``objective: max_profit``, do as much of the run as the limits allow whatever
+    it costs (as ``min_cost`` does), even when ``value_usd`` is given."""
 
     @field_validator("window")
     @classmethod
@@ -314,6 +353,57 @@ class InferenceWorkload(_Section):
     """Weight of this workload's unserved share of tokens in the service stage of
     ``objective: min_cost``: with too little capacity for everything, demand of a higher
     priority is served first."""
+    price_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million output tokens", fill="geometric"),
+    ] = None
+    """Blended price per million output tokens, their prompts included (instead of the
+    three split prices). Absent with them: no revenue; ``objective: max_profit`` then
+    serves this workload as much as the limits allow (must-serve)."""
+    price_input_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million input tokens", fill="geometric"),
+    ] = None
+    """Price per million uncached input (prompt) tokens; given with
+    ``price_output_usd_per_mtok``."""
+    price_cached_input_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million input tokens", fill="geometric"),
+    ] = None
+    """Price per million input tokens read from the prefix cache (``cache_hit_rate``);
+    default: the uncached input price."""
+    price_output_usd_per_mtok: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit="USD per million output tokens", fill="geometric"),
+    ] = None
+    """Price per million output tokens; given with ``price_input_usd_per_mtok``."""
+
+    @model_validator(mode="after")
+    def _one_price_form(self) -> InferenceWorkload:
+        split = {
+            "price_input_usd_per_mtok": self.price_input_usd_per_mtok,
+            "price_cached_input_usd_per_mtok": self.price_cached_input_usd_per_mtok,
+            "price_output_usd_per_mtok": self.price_output_usd_per_mtok,
+        }
+        given = [name for name, value in split.items() if value is not None]
+        if self.price_usd_per_mtok is not None and given:
+            raise ValueError(
+                "one price form: price_usd_per_mtok (blended) or the split prices, not "
+                f"both (found both with {', '.join(given)}); delete one of them"
+            )
+        pair = (self.price_input_usd_per_mtok, self.price_output_usd_per_mtok)
+        if given and None in pair:
+            raise ValueError(
+                "split prices with both price_input_usd_per_mtok and "
+                "price_output_usd_per_mtok (price_cached_input_usd_per_mtok is optional), "
+                "or one blended price_usd_per_mtok"
+            )
+        return self
+
+    @property
+    def priced(self) -> bool:
+        """Whether the workload carries a price (blended or split)."""
+        return self.price_usd_per_mtok is not None or self.price_output_usd_per_mtok is not None
 
     @property
     def kv_precision_resolved(self) -> Precision:
@@ -392,14 +482,22 @@ class Scenario(_Section):
     """Serve prefill and decode on the same replicas, or place them separately."""
     vendor_share_max: Annotated[dict[str, Fraction], meta(perf=False, unit="share")] = {}
     """Optional cap on each vendor's share of installed accelerators, e.g. {NVIDIA: 0.7}."""
-    objective: Annotated[Literal["min_cost"], meta(perf=False)] = "min_cost"
+    objective: Annotated[Literal["min_cost", "max_profit"], meta(perf=False)] = "min_cost"
     """``min_cost``: serve as much demand as the limits allow — the priority-weighted
     unserved share of every inference workload's tokens and training run's work is
     minimised first — then minimise the NPV of cash costs with that service held (the
-    reported gap is the gap on cost)."""
+    reported gap is the gap on cost). ``max_profit``: serve priced demand and valued runs
+    only where they pay — maximise the NPV of revenue minus cash costs — after serving
+    the must-serve work (workloads without a price, runs without ``value_usd`` or with
+    ``must_finish``) as much as the limits allow (see planner.optimize.profit)."""
     penalties: Penalties = Penalties()
     solver: Solver = Solver()
     calibration: Annotated[str | None, meta(perf=True)] = None
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _procurement(cls, data: Any) -> Any:
+        return complete_procurement(data)

@@ -19,7 +19,7 @@ from openpyxl.utils import get_column_letter
 from pydantic import BaseModel
 
 import planner.scenario.schema as schema
-from planner.scenario.meta import field_meta
+from planner.scenario.meta import field_meta, model_in
 from planner.scenario.series import Fill
 from planner.scenario.yamlio import Location
 
@@ -122,8 +122,8 @@ def _describe(model: type[BaseModel], name: str) -> str:
 def _column(model: type[BaseModel], name: str) -> Column:
     info = model.model_fields[name]
     kind, choices = _kind(info.annotation)
-    if name == "overrides":
-        kind = "yaml"
+    if name == "overrides" or model_in(info.annotation) is not None:
+        kind = "yaml"  # a nested section (build, lease, commitments): one YAML cell
     required = info.is_required()
     what = field_meta(model, name)
     return Column(

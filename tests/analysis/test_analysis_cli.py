@@ -36,15 +36,22 @@ def test_sweep_json_workbook_and_table(run_cli, tmp_path: Path) -> None:
     code, out, err = run_cli(*args, *_outputs(tmp_path, "s"), "--format", "json")
     assert code == 0, err
     document = json.loads(out)
-    assert document["analysis"] == "sweep" and len(document["runs"]) == 6
+    # wacc=0.10 is the base value: answered by the base run, not solved again.
+    assert document["analysis"] == "sweep" and len(document["runs"]) == 5
     tornado = document["tables"]["Tornado"]
     assert tornado[0]["parameter"] == "inference[chat].tokens_per_day ×"
-    assert "wrote" in err and "6 runs" in err
+    assert "wrote" in err and "5 runs" in err
     book = load_workbook(tmp_path / "s.xlsx")
-    assert book.sheetnames == ["Summary", "Tornado", "Tornado chart data", "Runs", "Inputs"]
-    assert len(book["Tornado chart data"]._charts) == 1
+    sheets = ["Summary", "Tornado", "Tornado chart data", "Spider", "Runs", "Inputs"]
+    assert book.sheetnames == sheets
+    assert len(book["Tornado chart data"]._charts) == 1 and len(book["Spider"]._charts) == 2
+    # the largest swing is the chart's last category, which a bar chart draws on top
+    assert book["Tornado chart data"]["A3"].value == "inference[chat].tokens_per_day ×"
+    assert book["Inputs"]["C2"].value == 0.1  # the base row is filled with base values
+    assert book["Runs"].page_setup.orientation == "landscape"
     csv = (tmp_path / "s.csv").read_text().splitlines()
-    assert len(csv) == 7 and "input:finance.wacc" in csv[0] and "capex_usd.2027" in csv[0]
+    assert len(csv) == 6 and "input:finance.wacc" in csv[0] and "capex_usd.2027" in csv[0]
+    assert "shortfall" in csv[0] and "cost_band_usd" in csv[0]
 
 
 def test_montecarlo_on_dask_prints_percentiles(run_cli, tmp_path: Path, dask_address: str) -> None:
@@ -57,10 +64,11 @@ def test_montecarlo_on_dask_prints_percentiles(run_cli, tmp_path: Path, dask_add
     args += ["--dist", "inference[chat].tokens_per_day*=lognormal:1:0.2", "--no-progress"]
     code, out, err = run_cli(*args, *_outputs(tmp_path, "m"))
     assert code == 0, err
-    assert "Statistics" in out and "p50" in out and "Buy frequency" in out
+    assert "Statistics" in out and "p50" in out and "Purchases by year" in out
     assert "usd_per_mtok[chat]" in out  # headers escaped, not read as markup
     book = load_workbook(tmp_path / "m.xlsx")
-    assert {"Statistics", "Capex fan", "NPV histogram", "Inputs"} <= set(book.sheetnames)
+    expected = {"Statistics", "Capex fan", "NPV cost histogram", "Convergence", "Drivers"}
+    assert expected | {"Purchases by year", "First-year plans", "Inputs"} <= set(book.sheetnames)
     assert len(book["Capex fan"]._charts) == 1
     summary = {r[0].value: r[1].value for r in book["Summary"].iter_rows(min_row=2)}
     assert summary["seed"] == 5 and summary["samples"] == 6
@@ -74,7 +82,7 @@ def test_vendors_csv(run_cli, tmp_path: Path) -> None:
     code, out, err = run_cli(*args, *_outputs(tmp_path, "v"))
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("vendor,status,npv_tco_usd,vs_all_vendors_usd")
+    assert lines[0].startswith("vendor,status,npv_cost_usd,vs_all_vendors_usd")
     assert lines[1].startswith("all vendors,optimal") and lines[2].startswith("NVIDIA,optimal")
 
 
@@ -123,3 +131,27 @@ def test_workbook_text_is_never_a_formula(run_cli, tmp_path: Path) -> None:
     assert code == 0, err
     cell = load_workbook(tmp_path / "h.xlsx")["Summary"]["B3"]
     assert cell.value == "=1+1" and cell.data_type == "s" and cell.quotePrefix
+
+
+def test_a_sweep_whose_only_input_is_shadowed_warns_and_strict_refuses(
+    run_cli, tmp_path: Path
+) -> None:
+    """baseline's Texas site sets its own electricity price: the finance default is inert."""
+    baseline = str(Path(__file__).resolve().parents[2] / "scenarios" / "baseline.yaml")
+    args = ["sweep", baseline, "--vary", "finance.electricity_usd_per_kwh=0.05,0.09"]
+    code, out, err = run_cli(*args, "--strict", *_outputs(tmp_path, "inert"))
+    assert code == 2 and out == ""
+    assert "finance.electricity_usd_per_kwh" in err and "every site sets its own" in err
+    assert "sites[texas].electricity_usd_per_kwh" in err
+    assert not (tmp_path / "inert.jsonl").exists()  # refused before any run
+    tiny = tmp_path / "shadowed.yaml"
+    tiny.write_text(
+        (HAND / "power_switch.yaml")
+        .read_text()
+        .replace("power_cap_mw: 0.1}", "power_cap_mw: 0.1, electricity_usd_per_kwh: 0.05}")
+    )
+    args = ["sweep", str(tiny), "--vary", "finance.electricity_usd_per_kwh=0.05,0.09"]
+    code, out, err = run_cli(*args, "--workers", "0", *_outputs(tmp_path, "warned"))
+    assert code == 0, err
+    assert "warning: finance.electricity_usd_per_kwh has no effect" in err
+    assert "within solver tolerance of the base" in err  # and every run says so

@@ -103,3 +103,21 @@ def test_a_scenario_that_serves_less_shows_it_next_to_its_cost() -> None:
     npv = headline.loc["NPV of total cost of ownership"]
     assert npv[short] == pytest.approx(npv[full] / 2, rel=1e-9)
     assert 0.4 < share < 0.6
+
+
+def test_lost_revenue_stands_next_to_served_and_unmet(comparison) -> None:
+    """The baseline prices its workloads: compare adds the revenue lost on unmet priced
+    work, the PV of revenue and the NPV of profit, each the plan's own figure."""
+    headline = comparison.headline.set_index("metric")
+    metrics = list(headline.index)
+    at = metrics.index("NPV cost per served Mtok (whole horizon)")
+    assert metrics[at + 1] == "revenue lost on unmet priced work"
+    for s, label in zip(comparison.solved, comparison.labels, strict=True):
+        h = s.plan.headline
+        lost = s.plan.tables["revenue"]["lost_revenue_usd"].sum()
+        assert headline.loc["revenue lost on unmet priced work", label] == pytest.approx(lost)
+        assert h["lost_revenue_usd"] == pytest.approx(lost)
+        assert headline.loc["NPV of profit (PV of revenue − NPV cost)", label] == pytest.approx(
+            h["revenue_usd_pv"] - h["npv_cost_usd"]
+        )
+    assert headline.loc["revenue lost on unmet priced work", "power_constrained"] > 0

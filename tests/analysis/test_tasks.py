@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 from analysis_helpers import EXACT, HAND
 
 from planner.analysis import tasks as tasks_module
 from planner.analysis.params import Change, parse_vary, prepare
+from planner.analysis.rows import cost_band_usd, lost_revenue_usd
 from planner.analysis.tasks import (
     MAX_RUNS,
+    FixedPlan,
     Task,
     build_scenario,
     cached_tables,
@@ -17,6 +21,7 @@ from planner.analysis.tasks import (
     perf_key,
     run_task,
     sweep_run_count,
+    task_key,
 )
 from planner.errors import InputError
 from planner.pipeline import throughput
@@ -43,6 +48,41 @@ def test_a_row_holds_the_figures_an_analysis_summarises() -> None:
     assert row["binding"] == ["power[dc].2027"]
     assert row["demand_met"] is True and row["unmet_inference_share"] == 0.0
     assert 0 < row["usd_per_mtok"]["chat"] < 10
+    # power_switch's hand solution: 4 h100 in 2026; 5 b200 in 2027 (4 b200 + 2 h100 fell
+    # short once decode steps paid per-layer launch and collective latency)
+    assert row["first_year"] == 2026 and row["first_year_buys"] == {"h100-hgx|dc|2026": 4.0}
+    assert row["units_by_year"] == {
+        "2026": {"h100-hgx": 4.0},
+        "2027": {"b200-hgx": 5.0},
+    }
+    assert row["cost_band_usd"] == 0.0  # solved exactly
+    assert row["lost_revenue_usd"] is None  # no workload prices
+
+
+def test_lost_revenue_is_read_only_where_work_is_priced() -> None:
+    assert lost_revenue_usd({"priced_work": True, "lost_revenue_usd": 12.5}) == 12.5
+    assert lost_revenue_usd({"priced_work": False, "lost_revenue_usd": 0.0}) is None
+    assert lost_revenue_usd({}) is None
+
+
+def test_the_cost_band_is_objective_minus_bound_else_gap_times_objective() -> None:
+    assert cost_band_usd({"objective_usd": 100.0, "best_bound_usd": 97.0}) == 3.0
+    assert cost_band_usd({"objective_usd": 100.0, "best_bound_usd": None, "mip_gap": 0.02}) == 2.0
+    assert cost_band_usd({"objective_usd": 100.0, "best_bound_usd": 101.0}) == 0.0
+    assert math.isnan(cost_band_usd({"objective_usd": None}))
+
+
+def test_a_fixed_first_year_is_held_and_the_later_years_re_solved() -> None:
+    """Holding 2026 at 5 h100 (one more than optimal): 2027 is re-solved around it and
+    the NPV rises by one h100's 2026 unit-year ($124,554.64, the scenario's hand figure:
+    price, energy, facility and maintenance of a unit that lives one year)."""
+    free = run_task(_task())
+    fixed = FixedPlan(2026, (("h100-hgx", "dc", "2026", 5.0),))
+    held = run_task(Task(1, "held", _task().document, (), EXACT, fixed))
+    assert held["first_year_buys"] == {"h100-hgx|dc|2026": 5.0}
+    extra = held["npv_cost_usd"] - free["npv_cost_usd"]
+    assert extra == pytest.approx(124_554.64, abs=0.01)
+    assert task_key(Task(1, "held", _task().document, (), EXACT, fixed)) != task_key(_task())
 
 
 def test_failures_become_statuses() -> None:

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 from analysis_helpers import EXACT, SHIPPED
 
-from planner.analysis.alternatives import alternatives, alternatives_analysis
+from planner.analysis.alternatives import (
+    Alternative,
+    alternatives,
+    alternatives_analysis,
+    choices_table,
+)
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.tasks import SOLVED, SolveSettings
-from planner.analysis.vendors import vendor_table, vendor_tasks
+from planner.analysis.vendors import not_sold, vendor_table, vendor_tasks
 from planner.results.checker import check_plan
 from planner.scenario import load_scenario
 
@@ -51,16 +58,24 @@ def _scenario(tmp_path: Path, text: str):
 def test_all_vendors_is_never_dearer_than_one_vendor() -> None:
     scenario = load_scenario(SHIPPED / "vendor_shootout.yaml")
     tasks = vendor_tasks(scenario, settings=EXACT)
-    assert [t.label for t in tasks] == ["all vendors", "AMD", "Google", "NVIDIA"]
+    assert [t.label for t in tasks] == ["all vendors", "AMD", "AWS", "Google", "NVIDIA"]
     rows = run_tasks(tasks, executor=ExecutorChoice(workers=2), progress=False)
     assert all(r["status"] in SOLVED for r in rows)
     best = rows[0]["objective_usd"]
     for row in rows[1:]:
         assert best <= row["objective_usd"] * (1 + 1e-9), row["label"]
-    table = vendor_table(rows)
+    table, _ = vendor_table(rows, cloud_only=not_sold(scenario))
     assert (table["vs_all_vendors_usd"] >= -1e-6 * abs(best)).all()
-    amd = table.set_index("vendor").loc["AMD"]
+    for record, row in zip(table.to_dict(orient="records"), rows, strict=True):
+        assert record["vendor"] == row["label"]  # each row is its own run
+        assert record["npv_cost_usd"] == row["npv_cost_usd"]
+    by_vendor = table.set_index("vendor")
+    amd = by_vendor.loc["AMD"]
     assert not amd["demand_met"] and "mi" in amd["hardware_bought"]
+    assert amd["shortfall"].startswith("unmet ")
+    assert not_sold(scenario) == {"tpu-v6e-pod256", "tpu-ironwood-slice256", "trn2-ultraserver64"}
+    if by_vendor.loc["Google", "hardware_bought"]:
+        assert "cloud-only" in by_vendor.loc["Google", "not_sold_hardware"]
 
 
 def test_a_vendor_run_keeps_the_existing_fleet_but_buys_only_its_own(tmp_path: Path) -> None:
@@ -79,18 +94,41 @@ def test_a_vendor_run_keeps_the_existing_fleet_but_buys_only_its_own(tmp_path: P
         assert all(rows[0]["objective_usd"] <= r["objective_usd"] * (1 + 1e-9) for r in rows)
 
 
-def test_the_all_vendors_row_reports_the_best_plan_found() -> None:
+def test_a_single_vendor_cheaper_than_all_vendors_is_a_note_never_a_swap() -> None:
     rows = [
-        {"task_id": 0, "label": "all vendors", "status": "optimal", "objective_usd": 101.0},
-        {"task_id": 1, "label": "AMD", "status": "optimal", "objective_usd": 100.0},
+        {
+            "task_id": 0,
+            "label": "all vendors",
+            "status": "optimal",
+            "npv_cost_usd": 101.0,
+            "cost_band_usd": 2.0,
+        },
+        {
+            "task_id": 1,
+            "label": "AMD",
+            "status": "optimal",
+            "npv_cost_usd": 100.0,
+            "cost_band_usd": 0.0,
+        },
         {"task_id": 2, "label": "NVIDIA", "status": "invalid", "error": "fits on no hardware"},
+        {
+            "task_id": 3,
+            "label": "Google",
+            "status": "optimal",
+            "npv_cost_usd": 90.0,
+            "cost_band_usd": 0.0,
+        },
     ]
-    table = vendor_table(rows).set_index("vendor")
-    assert table.loc["all vendors", "npv_tco_usd"] == 100.0
-    assert table.loc["all vendors", "best_plan"] == "AMD only"
-    assert table.loc["AMD", "vs_all_vendors_usd"] == 0.0
-    capped = vendor_table(rows, share_caps=True).set_index("vendor")
-    assert capped.loc["all vendors", "npv_tco_usd"] == 101.0  # caps: AMD alone breaks them
+    table, notes = vendor_table(rows)
+    table = table.set_index("vendor")
+    assert table.loc["all vendors", "npv_cost_usd"] == 101.0  # its own run, not AMD's
+    assert table.loc["AMD", "vs_all_vendors_usd"] == -1.0
+    assert table.loc["AMD", "vs_all_vendors_note"] == "within solver tolerance"
+    assert table.loc["Google", "vs_all_vendors_note"] == ""
+    assert len(notes) == 2 and "AMD alone came out $1 cheaper" in notes[0]
+    assert "within solver tolerance" in notes[0] and "beyond solver tolerance" in notes[1]
+    _, capped = vendor_table(rows, share_caps=True)
+    assert capped == []  # with share caps only the all-vendors run obeys them
 
 
 @pytest.mark.parametrize("slack", [0.03, 0.15])
@@ -112,7 +150,47 @@ def test_alternatives_stay_within_the_slack_and_pass_the_checker(
         assert len(found) >= 2 and mixes[1] != mixes[0]  # a genuinely different fleet
     analysis = alternatives_analysis(scenario, found, slack=slack, count=3)
     verdicts = set(analysis.frames["Choices"]["verdict"])
-    assert verdicts <= {"forced", "taste", "never"}
+    assert verdicts <= {"forced", "choice", "minor", "existing only"}
+    assert "slack above the optimum by design" in analysis.notes[0]
+
+
+def _fake(purchases: dict[str, float], rented: dict[str, float]) -> Alternative:
+    """A plan with these units bought and rented (one accelerator per unit) and an
+    existing fleet of 8 h100 accelerators."""
+    tables = {
+        "purchases": pd.DataFrame({"hardware": list(purchases), "units": list(purchases.values())}),
+        "rentals": pd.DataFrame({"hardware": list(rented), "units": list(rented.values())}),
+        "fleet": pd.DataFrame(
+            {
+                "period": ["2026"],
+                "hardware": ["h100-hgx"],
+                "origin": ["existing"],
+                "accelerators": [8.0],
+            }
+        ),
+    }
+    acc = {"b200-hgx": 1, "mi300x-oam8": 1, "h100-hgx": 1}
+    plan = SimpleNamespace(tables=tables, parameters={"accelerators_per_unit": acc})
+    return Alternative(0, plan, [])  # type: ignore[arg-type]
+
+
+def test_choices_need_a_material_share_and_show_the_existing_fleet() -> None:
+    """Optimum: 100 b200 and 1.6 rented h100 (1.6% of additions: minor, not forced);
+    alternative: 50 b200 and 50 mi300x. b200 is material in both (forced), mi300x in
+    one (a choice); the existing 8 h100 accelerators stand beside, not as a choice."""
+    found = [
+        _fake({"b200-hgx": 100.0}, {"h100-hgx": 1.6}),
+        _fake({"b200-hgx": 50.0, "mi300x-oam8": 50.0}, {}),
+    ]
+    table = choices_table(found).set_index("hardware")
+    assert table["verdict"].to_dict() == {
+        "b200-hgx": "forced",
+        "h100-hgx": "minor",
+        "mi300x-oam8": "choice",
+    }
+    assert table.loc["h100-hgx", "existing_accelerators"] == 8.0
+    assert table.loc["h100-hgx", "max_share_of_additions"] == pytest.approx(1.6 / 101.6)
+    assert table.loc["mi300x-oam8", "plans_material"] == 1
 
 
 def test_alternatives_of_the_baseline() -> None:

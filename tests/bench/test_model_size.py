@@ -44,6 +44,9 @@ VARIABLES = {
     "x_inf": 2928,
     "unmet_inf": 244,  # 10 workloads x 24 quarters + the rollouts' 4
     "unmet_train": 3,  # one per run
+    "commit": 0,  # M offers no rental commitments
+    "dc_build": 0,  # nor datacenter build or lease
+    "dc_lease": 0,
 }
 INTEGER = 662  # buy 576 + kept 12 + y 74
 
@@ -63,6 +66,10 @@ CONSTRAINTS = {
     "budget": 24,  # one per quarter
     "supply": 168,  # 7 supply-capped types (racks, pods and a few drawn) x 24 quarters
     "vendor_share": 0,  # M sets no vendor share cap
+    "grid": 0,  # no site builds or leases, no rental commitments
+    "max_blocks": 0,
+    "lease_cap": 0,
+    "rental_cap": 0,
 }
 
 

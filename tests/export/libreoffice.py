@@ -12,9 +12,11 @@ Install: ``apt-get install -y --no-install-recommends libreoffice-calc-nogui``.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,18 @@ def require_soffice() -> str:
     return soffice
 
 
+_PROFILE: list[Path] = []
+
+
+def _process_profile() -> Path:
+    """This process's LibreOffice profile folder, made on first use, removed at exit."""
+    if not _PROFILE:
+        folder = Path(tempfile.mkdtemp(prefix="planner-lo-profile-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _PROFILE.append(folder)
+    return _PROFILE[0]
+
+
 def make_profile(folder: Path) -> Path:
     """A private LibreOffice user profile in ``folder`` that always recalculates."""
     user = folder / "user"
@@ -67,8 +81,9 @@ def recalculate(path: str | Path, out_dir: str | Path, profile: str | Path | Non
     """Open ``path`` in headless LibreOffice, recalculate, save as xlsx in ``out_dir``.
 
     Returns the converted file (same name, in ``out_dir``, which must not be the
-    folder of ``path``). ``profile`` reuses a profile folder across calls (start-up
-    is faster the second time); by default a new one is made inside ``out_dir``.
+    folder of ``path``). ``profile`` names the profile folder; by default every call of
+    this process shares one (start-up is seconds faster once a profile exists; calls in
+    one process never overlap, and each test process has its own).
     """
     return convert(path, out_dir, "xlsx:Calc MS Excel 2007 XML", ".xlsx", profile)
 
@@ -93,7 +108,7 @@ def convert(
     out.mkdir(parents=True, exist_ok=True)
     if source.parent == out:
         raise ValueError("out_dir must differ from the workbook's folder")
-    profile_dir = make_profile(Path(profile) if profile else out / "lo-profile").resolve()
+    profile_dir = make_profile(Path(profile) if profile else _process_profile()).resolve()
     command = [
         soffice,
         f"-env:UserInstallation={profile_dir.as_uri()}",

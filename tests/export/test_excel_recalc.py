@@ -158,6 +158,18 @@ def test_changing_the_wacc_moves_the_npv(
     assert npv != pytest.approx(result.headline["npv_cost_usd"], rel=1e-3)
     objective = _cell(values, built.refs["npv_with_penalties"]).value
     assert objective == pytest.approx(npv_at(result, NEW_WACC, penalties=True), rel=REL)
+    # the Investment sheet discounts revenue with the same factors: NPV of profit moves
+    periods = result.tables["periods"].set_index("period")
+    first = float(periods["start_year"].iloc[0])
+    revenue = result.tables["revenue"]
+    revenue_pv = sum(
+        usd * economics.discount_factor(NEW_WACC, float(periods.loc[p, "start_year"]) - first)
+        for p, usd in zip(revenue["period"], revenue["revenue_usd"], strict=True)
+    )
+    assert _cell(values, built.refs["revenue_pv"]).value == pytest.approx(revenue_pv, rel=REL)
+    assert _cell(values, built.refs["npv_profit"]).value == pytest.approx(
+        revenue_pv - npv_at(result, NEW_WACC), rel=REL
+    )
     assert error_cells(values) == []
 
 

@@ -37,15 +37,17 @@ EXPECTED_SIZES = {
     "baseline": {"variables": 224, "integer_variables": 60, "constraints": 153},
     # Same sets as the baseline: only the power caps differ.
     "power_constrained": {"variables": 224, "integer_variables": 60, "constraints": 153},
-    # 8 hardware (MI325X and two TPUs added, GB300 dropped): variables 281 = 48 buy + 3
-    # kept + 48 installed + 6 rent + 27 y + 36 x_train + 97 x_inf + 13 + 3 slacks;
-    # integers 78 = 48 + 3 + 27; constraints 179 = 48 fleet balance + 2 no-return + 48
-    # capacity + 8 training capacity + 3 + 3 + 36 training + 13 demand + 6 power
-    # + 6 budget + 6 supply (gb200 only). (Was 246 variables, 129 constraints.)
-    # Now 283 / 76 / 176: TPU v6e has no fp8 units, so the two fp8 runs cannot train on
-    # it (y 25, x_train and cluster links 33); DeepSeek-V3 is servable on h100 over
-    # several nodes (x_inf 104).
-    "vendor_shootout": {"variables": 283, "integer_variables": 76, "constraints": 176},
+    # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped). TPU and Trainium
+    # are cloud-only (offers catalog): rented on demand or committed for 1 or 3 years,
+    # never bought. Variables 331 = 36 buy + 3 kept + 36 installed + 24 rent (h200, two
+    # TPUs, trn2) + 30 y + 40 x_train + 110 x_inf + 16 slacks + 36 commit (3 cloud-only
+    # x 2 terms x 6 years); integers 69 = 36 + 3 + 30; constraints 177 = 36 fleet balance
+    # + 2 no-return + 54 capacity + 8 training capacity + 3 + 3 + 40 training + 13 demand
+    # + 6 power + 6 budget + 6 supply (gb200 only). (Was 281, 78, 179 with TPUs bought.)
+    # Now 333 / 67 / 174: TPU v6e has no fp8 units, so the two fp8 runs cannot train on
+    # it (y 28, x_train and cluster links 37); DeepSeek-V3 is servable on h100 over
+    # several nodes (x_inf 117).
+    "vendor_shootout": {"variables": 333, "integer_variables": 67, "constraints": 174},
 }
 
 

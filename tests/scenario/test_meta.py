@@ -79,9 +79,20 @@ def test_units_and_perf_flags_read_from_paths() -> None:
     assert path_meta("hardware[gb200-nvl72].price_usd").perf is False
     assert path_meta("models[deepseek-v3].layers") is UNKNOWN  # catalog field: counts as read
     assert path_meta("vendor_share_max.NVIDIA").perf is False
-    assert perf_free_fields(HardwareChoice) == {"price_usd", "max_units_per_year", "sites"}
-    assert perf_free_fields(InferenceWorkload) == {"tokens_per_day", "peak_to_average", "priority"}
-    assert perf_free_fields(TrainingRun) == {"priority"}
+    assert perf_free_fields(HardwareChoice) == {
+        "price_usd",
+        "max_units_per_year",
+        "sites",
+        "purchasable",
+    }
+    prices = {f"price_{kind}usd_per_mtok" for kind in ("", "input_", "cached_input_", "output_")}
+    assert perf_free_fields(InferenceWorkload) == {
+        "tokens_per_day",
+        "peak_to_average",
+        "priority",
+        *prices,
+    }
+    assert perf_free_fields(TrainingRun) == {"priority", "value_usd", "must_finish"}
     with pytest.raises(paths.PathError, match="no field 'wac'"):
         path_meta("finance.wac")
 

@@ -87,7 +87,11 @@ def test_power_constrained_differs_from_baseline_only_in_the_power_cap() -> None
 def test_vendor_shootout_differs_from_baseline_only_in_hardware() -> None:
     base = load_scenario(SCENARIOS / "baseline.yaml")
     shootout = load_scenario(SCENARIOS / "vendor_shootout.yaml")
-    assert all(d.startswith("hardware") for d in differences(dump(base), dump(shootout)))
+    changed = differences(dump(base), dump(shootout))
+    assert all(d.startswith(("hardware", "rental")) for d in changed)
+    # The rentals added are the cloud-only TPUs' catalog offers (offers.yaml).
+    added = [r.hardware for r in shootout.rental if r not in base.rental]
+    assert added == ["tpu-v6e-pod256", "tpu-ironwood-slice256"]
     ids = [h.id for h in shootout.hardware]
     assert "tpu-ironwood-slice256" in ids and "mi325x-oam8" in ids
     assert shootout.inference == base.inference and shootout.training == base.training

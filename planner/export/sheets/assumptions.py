@@ -190,7 +190,7 @@ def _sites(rows: Rows, scenario: Scenario) -> None:
             Site,
             "power_cap_mw",
             s,
-            site.power_cap_mw,
+            site.power_cap_mw if site.power_cap_mw is not None else 0.0,
             doc(Site, "power_cap_mw"),
             key="power_cap",
         )

@@ -15,12 +15,15 @@ tokens the unit serves in a year at full load.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import pandas as pd
 
 from planner import economics
 from planner.export import cells
 from planner.export.sheets.book import Book, Column, Row, as_period, write_table
 from planner.export.sheets.fleet import crf_formula
+from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import MTOK, SECONDS_PER_HOUR
 
@@ -84,10 +87,13 @@ def _unit_year(book: Book, hardware: str, year: int) -> str | None:
     )
 
 
-def _economics(book: Book, year: int) -> dict:
-    """Formulas of the unit-economics columns (None: the plain value)."""
+def _economics(book: Book, year: int, rented: Collection[str] = ()) -> dict:
+    """Formulas of the unit-economics columns (None: the plain value). ``rented``:
+    rent-only systems, quoted at their rental price (a plain value)."""
 
     def per_hour(r: Row) -> str | None:
+        if r["hardware"] in rented:
+            return None
         unit = _unit_year(book, r["hardware"], year)
         accelerators = book.refs.get(("hw", "accelerators", r["hardware"]))
         if unit is None or accelerators is None:
@@ -95,6 +101,8 @@ def _economics(book: Book, year: int) -> dict:
         return f"={unit}/({accelerators}*hours_per_year)"
 
     def per_mtok(r: Row) -> str | None:
+        if r["hardware"] in rented:
+            return None
         unit = _unit_year(book, r["hardware"], year)
         value = r.record.get("usd_per_mtok_output")
         if unit is None or value is None or pd.isna(value):
@@ -126,6 +134,7 @@ def write_throughput(
     book: Book, scenario: Scenario, inference: pd.DataFrame, training: pd.DataFrame
 ) -> None:
     year = scenario.horizon.start
+    specs = hardware_specs(scenario)
     _write(
         book,
         "Throughput inference",
@@ -133,7 +142,7 @@ def write_throughput(
         INFERENCE,
         f"Unit costs at {year} prices: capital recovery at the WACC over the lifetime plus "
         "energy, facility and maintenance; per Mtok at full load, prefill included.",
-        _economics(book, year),
+        _economics(book, year, set(economics.rent_only_rates(scenario, year, specs))),
     )
     _write(
         book,

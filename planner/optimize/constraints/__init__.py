@@ -8,6 +8,8 @@ and declare them with :func:`planner.optimize.linear.add_rows`.
 
 from planner.optimize.constraints.budget import add_budget
 from planner.optimize.constraints.capacity import add_capacity
+from planner.optimize.constraints.commitments import add_commitments
+from planner.optimize.constraints.datacenter import add_datacenter
 from planner.optimize.constraints.fleet import add_fleet
 from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.power import add_power
@@ -18,6 +20,8 @@ from planner.optimize.constraints.vendor_share import add_vendor_share
 __all__ = [
     "add_budget",
     "add_capacity",
+    "add_commitments",
+    "add_datacenter",
     "add_fleet",
     "add_inference",
     "add_power",

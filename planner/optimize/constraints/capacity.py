@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
+from planner.optimize.constraints.commitments import committed_terms
 from planner.optimize.data import RENTED, ModelData
 from planner.optimize.linear import Row, Term, add_rows
 from planner.optimize.variables import Vars
@@ -24,7 +25,7 @@ def add_capacity(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     place each place also bounds its training::
 
         Σ_r x_train[r,h,s,t] ≤ α · installed[h,s,t]        (owned site s)
-        Σ_r x_train[r,h,(rented),t] ≤ rent[h,t]
+        Σ_r x_train[r,h,(rented),t] ≤ rent[h,t] + committed units of h running in t
 
     Together these are exactly the per-site capacity rows with inference placed
     freely: any pooled plan splits into sites by giving each site's spare units
@@ -33,20 +34,20 @@ def add_capacity(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     installed, rent = var.installed, var.rent
     x_train, x_inf = var.x_train, var.x_inf
 
-    def available(h: str, s: str, t: object) -> Term:
-        if s == RENTED:
-            return (-1.0, rent[(h, t)])
-        return (-d.availability, installed[(h, s, t)])
+    def available(h: str, s: str, t: object) -> list[Term]:
+        if s == RENTED:  # on demand and committed (constraints.commitments)
+            return [(-1.0, rent[(h, t)]), *committed_terms(d, var, h, t)]
+        return [(-d.availability, installed[(h, s, t)])]
 
     pooled: dict[tuple, Row] = {}
     for h, t in d.pool_index:
         terms = [(1.0, x_train[(r, h, s, t)]) for r, s in d.pool_train.get((h, t), ())]
         terms += [(1.0, x_inf[(w, role, h, t)]) for w, role in d.pool_inf.get((h, t), ())]
-        terms += [available(h, s, t) for s in d.places[(h, t)]]
+        terms += [term for s in d.places[(h, t)] for term in available(h, s, t)]
         pooled[(h, t)] = (None, terms, 0.0)
     add_rows(m, "capacity", pooled, "assigned units ≤ available units of h in t")
     per_place: dict[tuple, Row] = {}
     for h, s, t in d.site_train_index:
         terms = [(1.0, x_train[(r, h, s, t)]) for r in d.train_at_unit[(h, s, t)]]
-        per_place[(h, s, t)] = (None, [*terms, available(h, s, t)], 0.0)
+        per_place[(h, s, t)] = (None, [*terms, *available(h, s, t)], 0.0)
     add_rows(m, "training_capacity", per_place, "training units ≤ available units at a place")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyomo.environ as pyo
 
 from planner.economics import facility_mw_per_unit
+from planner.optimize.constraints.datacenter import capacity_terms
 from planner.optimize.data import ModelData
 from planner.optimize.linear import Row, add_rows
 from planner.optimize.variables import Vars
@@ -18,7 +19,8 @@ def add_power(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     The cap is a level: held from the last year the scenario gives, the same in every
     period of a year. Installed units draw
     power whether busy or idle (the cap is a provisioning limit); rented capacity is
-    someone else's data centre and is excluded.
+    someone else's data centre and is excluded. A site that builds or leases also has
+    the facility MW built and leased by then (:mod:`constraints.datacenter`).
     """
     installed = var.installed
     rows: dict[tuple, Row] = {
@@ -27,7 +29,8 @@ def add_power(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
             [
                 (facility_mw_per_unit(d.power_kw[h], d.pue[s]), installed[(h, s, t)])
                 for h in hardware
-            ],
+            ]
+            + capacity_terms(d, var, s, t),
             d.power_cap_mw[(s, t)],
         )
         for (s, t), hardware in d.site_fleet.items()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pandas as pd
 
 from planner import deadline
+from planner.economics.addons import with_network_storage_power
 from planner.errors import InputError, Problem
 from planner.optimize.data.context import Context, periods_for
 from planner.optimize.data.fleet import existing, fleet, purchases
 from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
+from planner.optimize.data.procurement import commitments, datacenter
 from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sites import places, rentals, site_economics
+from planner.optimize.data.value import service_value
 from planner.optimize.data.work import inference, training
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs
@@ -37,7 +40,7 @@ def build_data(
         )
     ctx = Context(
         scenario=scenario,
-        specs=hardware_specs(scenario),
+        specs=with_network_storage_power(scenario, hardware_specs(scenario)),
         periods=periods_for(scenario),
         sites=tuple(s.name for s in scenario.sites),
         hardware=tuple(h.id for h in scenario.hardware),
@@ -96,8 +99,11 @@ def build_data(
         **owned,
         **site_economics(ctx, owned["fleet_index"]),
         **rented,
+        **commitments(ctx, rented["rent_index"]),
+        **datacenter(ctx),
         **where,
         **train,
         **serve,
         **rows,
+        **service_value(ctx),
     )

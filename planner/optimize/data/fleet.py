@@ -8,8 +8,10 @@ from typing import TypedDict
 
 from planner import deadline
 from planner.economics import residual_fraction, unit_price_usd
+from planner.economics.addons import network_storage_usd_per_unit
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
+from planner.optimize.data.procurement import rent_only
 from planner.scenario.periods import PeriodLabel
 
 Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
@@ -41,15 +43,17 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     price: dict[Key, float] = {}
     residual: dict[Key, float] = {}
     for h in ctx.hardware:
-        if h not in useful:
-            continue
         choice = ctx.choice(h)
+        if h not in useful or rent_only(choice):
+            continue
         allowed = choice.sites or list(ctx.sites)
         life = ctx.specs[h].lifetime_years
         for p in ctx.periods:
             if not ctx.released(h, p):
                 continue
-            price[(h, p.label)] = unit_price_usd(choice, ctx.specs[h], p.start)
+            price[(h, p.label)] = unit_price_usd(
+                choice, ctx.specs[h], p.start
+            ) + network_storage_usd_per_unit(ctx.scenario, ctx.specs[h])
             residual[(h, p.label)] = residual_fraction(p.start, life, horizon_end)
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
     return {"buy_index": tuple(buy_index), "price_usd": price, "residual_fraction": residual}
@@ -68,7 +72,11 @@ def existing(ctx: Context) -> Existing:
     ]
     return {
         "existing_units": dict(units),
-        "existing_price_usd": {e: ctx.specs[e[0]].price_usd for e in units},
+        "existing_price_usd": {
+            e: ctx.specs[e[0]].price_usd
+            + network_storage_usd_per_unit(ctx.scenario, ctx.specs[e[0]])
+            for e in units
+        },
         "existing_index": tuple(index),
     }
 

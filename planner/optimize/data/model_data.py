@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.scenario.periods import Period, PeriodLabel
@@ -124,7 +124,44 @@ class ModelData:
     """(h, t) → $/accelerator-hour · 8760 · accelerators."""
     rent_max_units: dict[Key, float]
     power_cap_mw: dict[Key, float]
-    """(s, t) → facility MW."""
+    """(s, t) → facility MW the site has without building or leasing."""
+    # --- procurement (planner.optimize.data.procurement) ----------------------------
+    commit_index: tuple[Key, ...]
+    """(h, k, v): rented units of h committed for k years from period v."""
+    commit_usd_per_unit_year: dict[Key, float]
+    """(h, k, v) → committed $/accelerator-hour · 8760 · accelerators (price of v)."""
+    commit_periods: dict[Key, tuple[PeriodLabel, ...]]
+    """(h, k, v) → periods of the horizon the commitment runs (and is paid)."""
+    commit_active: dict[Key, tuple[Key, ...]]
+    """(h, t) → commitment keys running in t."""
+    dc_build_index: tuple[Key, ...]
+    """(s, v): whole datacenter blocks powering on at the start of period v."""
+    dc_block_mw_it: dict[str, float]
+    dc_block_capex_usd: dict[str, float]
+    """s → capex of one block, USD (paid when construction starts)."""
+    dc_build_paid_period: dict[Key, PeriodLabel]
+    """(s, v) → the period construction starts (lead time before v)."""
+    dc_build_residual_fraction: dict[Key, float]
+    dc_om_usd_per_block_year: dict[str, float]
+    dc_lead_time_years: dict[str, int]
+    dc_life_years: dict[str, int]
+    dc_lease_term_years: dict[str, int]
+    dc_build_online: dict[Key, tuple[Key, ...]]
+    """(s, t) → build keys online in t."""
+    dc_build_periods: dict[Key, tuple[PeriodLabel, ...]]
+    dc_grid_rows: dict[Key, tuple[tuple[Key, ...], float]]
+    """(s, year) → (build keys powering on that year, most facility MW added)."""
+    dc_max_blocks: dict[str, int]
+    dc_lease_index: tuple[Key, ...]
+    """(s, v): kW of critical IT leased from period v for the lease term."""
+    dc_lease_usd_per_kw_year: dict[str, float]
+    dc_lease_periods: dict[Key, tuple[PeriodLabel, ...]]
+    dc_lease_active: dict[Key, tuple[Key, ...]]
+    """(s, t) → lease keys running in t."""
+    dc_lease_max_kw: dict[Key, float]
+    """(s, t) → most kW under lease in t."""
+    dc_sites: tuple[str, ...]
+    """Sites that build or lease (they pay for capacity, not installed kW)."""
     budget_usd: dict[PeriodLabel, float]
     """t → capex budget for the period, USD: the year's budget · length (absent = unlimited)."""
     supply_max_units: dict[Key, float]
@@ -161,6 +198,17 @@ class ModelData:
     """w → weight of its unserved share of tokens in the service objective."""
     run_priority: dict[str, float]
     """r → weight of its undone share of work in the service objective."""
+    objective: str = "min_cost"
+    """The scenario's ``objective``: ``min_cost`` or ``max_profit``."""
+    revenue_usd_per_mtok: dict[Key, float] = field(default_factory=dict)
+    """(w, t) → revenue per served output Mtok, USD (absent: the workload has no price;
+    see planner.economics.revenue)."""
+    run_value_usd: dict[str, float] = field(default_factory=dict)
+    """r → what finishing the run is worth, USD (absent: no value given)."""
+    must_serve_workloads: frozenset[str] = frozenset()
+    """Workloads ``max_profit`` serves as much as the limits allow (no price)."""
+    must_finish_runs: frozenset[str] = frozenset()
+    """Runs ``max_profit`` does as much of as the limits allow (no value, or must_finish)."""
 
     @property
     def labels(self) -> list[PeriodLabel]:

@@ -14,6 +14,7 @@ from planner.economics import (
 )
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
+from planner.optimize.data.procurement import given_cap_mw, pays_for_capacity
 from planner.scenario.periods import level_at, rate_at
 from planner.units import RENTED
 
@@ -49,13 +50,15 @@ def site_economics(ctx: Context, fleet_index: tuple[Key, ...]) -> SiteEconomics:
         energy[(h, s, t)] = energy_usd_per_unit_year(
             kw, rates.pue, utilisation, rates.electricity_usd_per_kwh
         )
-        facility[(h, s, t)] = facility_usd_per_unit_year(kw, rates.facility_usd_per_kw_year)
+        # A site that builds or leases pays for its capacity, not for installed kW.
+        per_kw = 0.0 if pays_for_capacity(rows[s]) else rates.facility_usd_per_kw_year
+        facility[(h, s, t)] = facility_usd_per_unit_year(kw, per_kw)
     return {
         "pue": pue,
         "energy_usd_per_unit_year": energy,
         "facility_usd_per_unit_year": facility,
         "power_cap_mw": {
-            (s, p.label): level_at(rows[s].power_cap_mw, p) for s in ctx.sites for p in ctx.periods
+            (s, p.label): given_cap_mw(rows[s], p) for s in ctx.sites for p in ctx.periods
         },
     }
 

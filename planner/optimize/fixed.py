@@ -1,0 +1,37 @@
+"""Purchases fixed in advance: the hook behind first-year regret analysis.
+
+:class:`FixedPurchases` is plain data — the calendar year whose purchases are decided,
+and the units bought of each (hardware, site, period) in it — that the pipeline's build
+step applies to the built model (``extend=`` in :func:`planner.pipeline.plan`)::
+
+    buy[h,s,v] = units[h,s,v]   for every purchase option v in ``year`` (0 when not named)
+
+Everything after ``year`` (and rentals and retirements in it) is left to the optimiser,
+so a candidate first-year plan is judged by the best the fleet can do around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pyomo.environ as pyo
+
+from planner.optimize.data import ModelData
+
+PurchaseKey = tuple[str, str, str]
+"""(hardware, site, period as text: ``2026`` or ``2026Q3``)."""
+
+
+@dataclass(frozen=True)
+class FixedPurchases:
+    """Fix every purchase of ``year`` to ``units`` (0 for a key not named)."""
+
+    year: int
+    units: Mapping[PurchaseKey, float] = field(default_factory=dict)
+
+    def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
+        year_of = {str(p.label): p.year for p in data.periods}
+        for h, s, v in data.buy_index:
+            if year_of[str(v)] == self.year:
+                model.buy[h, s, v].fix(float(self.units.get((h, s, str(v)), 0.0)))
