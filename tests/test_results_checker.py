@@ -45,8 +45,9 @@ def _tampered(original: Plan, table: str, column: str, factor: float, row: int =
 
 # Each case tampers with one number of a solved plan and names exactly what the checker says.
 # power_switch (hand solution in its file): 4 h100-hgx at $100,000 at site dc in 2026, energy
-# $6,254.64 per unit-year, objective $2,182,931.58, chat peak 1.0e10 × 1.5 tokens/day in 2026
-# served by 4 h100 at 44,994 tokens/s each; training_one_type needs 9.636e23 FLOP of
+# $6,254.64 per unit-year, objective $2,321,031.11, chat peak 1.0e10 × 1.5 tokens/day in 2026
+# served by 4 h100 at 44,431 tokens/s each (was 44,994 and $2,182,931.58 before decode steps
+# paid per-layer launch and collective latency); training_one_type needs 9.636e23 FLOP of
 # pretraining in 2026; budget_shortfall spends $560,000 of a $600,000 capex budget in 2026.
 TAMPERED = [
     pytest.param(
@@ -55,14 +56,14 @@ TAMPERED = [
         [
             "fleet shows 4.0 of the 8.0 h100-hgx bought in 2026 at dc in 2026",
             "2026 capex: table 400000 USD, recomputed 800000",
-            "objective 2182931.58 USD ≠ recomputed present value 2582931.58",
+            "objective 2321031.11 USD ≠ recomputed present value 2721031.11",
         ],
         id="purchase-doubled",
     ),
     pytest.param(
         "power_switch",
-        lambda p: _tampered(p, "assignment_inference", "units", 3),  # 3 × 3.8585 (demand/τ)
-        ["2026: 11.5756 units of h100-hgx at dc assigned, 4 available"],
+        lambda p: _tampered(p, "assignment_inference", "units", 3),  # 3 × 3.9075 (demand/τ)
+        ["2026: 11.7224 units of h100-hgx at dc assigned, 4 available"],
         id="over-assigned",
     ),
     pytest.param(
@@ -76,14 +77,14 @@ TAMPERED = [
         lambda p: _tampered(p, "fleet", "energy_usd_per_unit_year", 0.5),  # 4 × $6,254.64
         [
             "2026 energy: table 25018.6 USD, recomputed 12509.3",
-            "objective 2182931.58 USD ≠ recomputed present value 2170422.3",
+            "objective 2321031.11 USD ≠ recomputed present value 2308521.83",
         ],
         id="energy-halved",
     ),
     pytest.param(
         "power_switch",
         lambda p: replace(p, headline={**p.headline, "objective_usd": 1.0}),
-        ["objective 1 USD ≠ recomputed present value 2182931.58"],
+        ["objective 1 USD ≠ recomputed present value 2321031.11"],
         id="objective-replaced",
     ),
     pytest.param(

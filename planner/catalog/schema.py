@@ -23,6 +23,7 @@ CatalogId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=6
 Precision = Literal["bf16", "fp8", "fp4"]
 PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
 BYTES_PER_PARAM: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5}
+PRECISION_BITS: dict[str, int] = {"bf16": 16, "fp8": 8, "fp4": 4}
 
 
 class _Row(DocumentedFields, BaseModel):
@@ -60,6 +61,15 @@ class HardwareSpec(_Row):
     """Accelerators in one scale-up (NVLink / Infinity Fabric / ICI) domain."""
     scale_up_gbps: PositiveFloat | None = None
     """Scale-up bandwidth per accelerator, GB/s (one direction)."""
+    scale_up_latency_us: PositiveFloat | None = None
+    """Latency of one small collective (all-reduce, all-to-all) inside the scale-up
+    domain, µs; None: ``planner.perf.roofline.DEFAULT_SCALE_UP_LATENCY_US``."""
+    scale_out_gbps: PositiveFloat | None = None
+    """Scale-out (InfiniBand / Ethernet / DCN) bandwidth per accelerator, GB/s (one
+    direction); None: a replica cannot span scale-up domains."""
+    scale_out_latency_us: PositiveFloat | None = None
+    """Latency of one small all-to-all across scale-up domains over the scale-out
+    network, µs; None: ``planner.perf.roofline.DEFAULT_SCALE_OUT_LATENCY_US``."""
     power_kw: PositiveFloat
     """IT power of one unit at typical full load, kW (facility PUE not included)."""
     price_usd: PositiveFloat
@@ -73,7 +83,12 @@ class HardwareSpec(_Row):
     lifetime_years: PositiveInt = 5
     """Depreciation / useful life, years."""
     mfu_training: Fraction
-    """Default model-FLOPs utilisation for large-scale training."""
+    """Default model-FLOPs utilisation for large-scale training at bf16."""
+    mfu_training_fp8: Fraction | None = None
+    """Training MFU at fp8, relative to the fp8 peak; None: fp8 trains at the bf16
+    sustained rate (no speed-up assumed without a published figure)."""
+    mfu_training_fp4: Fraction | None = None
+    """Training MFU at fp4, relative to the fp4 peak; None: as fast as fp8 (or bf16)."""
     mtbf_hours_per_accelerator: PositiveFloat
     """Mean time between job-interrupting failures per accelerator, hours."""
     prefill_only: bool = False
@@ -84,6 +99,27 @@ class HardwareSpec(_Row):
     """Date the figures were checked."""
     notes: str = ""
     """Caveats: estimates, assumptions, what a figure excludes."""
+
+    def is_native(self, precision: str) -> bool:
+        """True when the accelerator has tensor units at ``precision`` itself."""
+        return getattr(self, f"peak_tflops_{precision}") is not None
+
+    def compute_precision(self, precision: str) -> str | None:
+        """The narrowest native precision at least as wide as ``precision`` (None: none)."""
+        order = ["fp4", "fp8", "bf16"]
+        for p in order[order.index(precision) :]:
+            if self.is_native(p):
+                return p
+        return None
+
+    def served_precision(self, precision: str) -> str | None:
+        """How weights at ``precision`` are served: the precision itself where native,
+        else weight-only quantisation named by weight and activation bits (``w4a8``: fp4
+        weights, fp8 compute; ``w8a16``: fp8 weights, bf16 compute); None: no compute."""
+        compute = self.compute_precision(precision)
+        if compute is None or compute == precision:
+            return compute
+        return f"w{PRECISION_BITS[precision]}a{PRECISION_BITS[compute]}"
 
     def peak_tflops(self, precision: str) -> float | None:
         """Dense peak TFLOPS per accelerator at ``precision`` (None if unsupported).

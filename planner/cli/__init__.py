@@ -64,6 +64,11 @@ COMMANDS: dict[str, Entry] = {
     "perf-check": Entry(
         "perf_cmds", "perf_check", "Compare the performance model with measured benchmark rows."
     ),
+    "curve": Entry(
+        "curve_cmds",
+        "curve",
+        "Throughput–interactivity curves: tokens/s per accelerator, layout and $/Mtok.",
+    ),
     "run": Entry(
         "run_cmds",
         "run",

@@ -54,7 +54,9 @@ TRAINING_SHOWN = [
 INFERENCE_TABLE_HEADERS = {
     "workload": "workload",
     "hardware": "hardware",
+    "precision": "precision",
     "servable": "ok",
+    "layout": "layout",
     "replica_accelerators": "replica",
     "batch": "batch",
     "tokens_per_s_per_user": "tok/s/user",
@@ -310,29 +312,33 @@ def groups_frame(result: FitResult) -> pd.DataFrame:
 
 
 @click.command("calibrate")
-@_bench_argument
+@click.argument("bench_files", metavar="BENCH.csv...", type=INPUT, nargs=-1, required=True)
 @out_option(
     "Calibration YAML to write (name it in a scenario's `calibration:` key).", required=True
 )
 @format_option
-def calibrate(bench_file: Path, out: Path, fmt: str) -> None:
+def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
     """Fit the inference model's efficiency factors to measured benchmark rows.
 
     Fits bandwidth and compute efficiency, prefill MFU, per-step overhead (and the MoE
     efficiency where there are MoE rows) for each hardware family and precision with
     at least two rows; groups with one row share one correction of their defaults.
     Families without rows keep their defaults. Prints the median and worst absolute %
-    error before and after. BENCH.csv format: see `planner perf-check --help`.
+    error before and after. BENCH.csv format: see `planner perf-check --help`; several
+    files are fitted together.
 
     \b
     Example:
       planner calibrate tests/data/mlperf-inference-v4.1.csv --out calibration.yaml
       planner perf-check tests/data/mlperf-inference-v4.1.csv --calibration calibration.yaml
+      planner calibrate tests/data/mlperf-inference-v4.1.csv \\
+          tests/data/moe-serving-reference.csv --out calibration.yaml
     """
     require_suffix(out, YAML, "--out")
-    bench = read_benchmarks(bench_file)
-    check_outputs([bench_file], out)
-    result = fit(bench.rows, note=f"fitted on {bench_file.name} ({len(bench.rows)} rows)")
+    rows = [row for path in bench_files for row in read_benchmarks(path).rows]
+    check_outputs(list(bench_files), out)
+    names = ", ".join(path.name for path in bench_files)
+    result = fit(rows, note=f"fitted on {names} ({len(rows)} rows)")
     write_atomically(out, lambda temp: save_calibration(result.table, temp))
     echo_err(f"wrote {out}")
     for row, reason in result.skipped:

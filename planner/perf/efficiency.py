@@ -12,12 +12,20 @@ FLOPs by *achieved* compute. The factors that turn spec-sheet peaks into achieve
 ``t_overhead_s``
     Fixed time per decode step, seconds: scheduling, sampling, kernel launches, host sync.
 ``eta_moe``
-    Mixture-of-experts kernels (routing, token permutation, grouped GEMMs over uneven
-    per-expert batches, expert load imbalance) reach this share of what dense kernels
-    reach. Multiplies ``eta_bw``, ``eta_c`` and ``prefill_mfu`` for MoE models only.
+    Grouped-GEMM kernels (routing, token permutation, expert GEMMs) reach this share of
+    the dense GEMM efficiency; multiplies the expert compute of decode (on top of the
+    tile efficiency ``m / (m + 64)`` at ``m`` tokens per expert) and ``prefill_mfu``,
+    for MoE models only. It never derates memory bandwidth.
 ``eta_comm``
-    Share of the scale-up link bandwidth (``scale_up_gbps``) that collectives reach:
-    tensor-parallel all-reduce (dense models) and expert-parallel all-to-all (MoE).
+    Share of the scale-up (``scale_up_gbps``) and scale-out (``scale_out_gbps``) link
+    bandwidth that collectives reach: tensor-parallel all-reduce and expert-parallel
+    all-to-all.
+``t_layer_s``
+    Launch and synchronisation time per layer of every decode step (kernel boundaries
+    that CUDA graphs do not hide), seconds.
+``expert_imbalance``
+    Tokens of the busiest accelerator's experts over the mean under expert parallelism
+    (EPLB-balanced deployments report 1.1-1.3); multiplies expert compute.
 
 Where the defaults come from
 ----------------------------
@@ -35,11 +43,12 @@ MLPerf Inference v4.1 fixture in ``tests/data`` they give a median absolute erro
   non-GEMM work does not speed up with the narrower format.
 * ``t_overhead_s`` 2 ms: per-step CPU and launch overhead of vLLM / SGLang /
   TensorRT-LLM with CUDA graphs is 1-3 ms.
-* ``eta_moe`` 0.55: chosen by hand against large-MoE serving points
-  (``tests/data/moe-serving-reference.csv``): with it the GB200 NVL72 DeepSeek-V3 decode
-  points come out at 1.25x (fp8) and 0.98x (fp4) of measured, and MLPerf v4.1
-  Mixtral-8x7B on H100/H200 at 0.81-0.94x. With 1.0 (no MoE penalty) GB200 fp8 decode
-  is overestimated 2.1x.
+* ``eta_moe`` 0.70: grouped-GEMM kernels over uneven per-expert batches (DeepGEMM
+  reports 1,000-1,350 fp8 TFLOPS for grouped GEMMs on H800 at large M, ~55-70% of the
+  dense peak, and less at small M); refit by ``planner calibrate`` on MoE rows.
+* ``t_layer_s`` 10 µs per layer and ``expert_imbalance`` 1.2: engineering priors
+  (per-layer kernel boundaries of 5-15 µs under CUDA graphs; DeepSeek's EPLB balances
+  experts to within ~20%).
 * ``eta_comm`` 0.75: DeepEP reports ~150 GB/s of all-to-all over H800 NVLink
   (~200 GB/s per direction) and 40-58 GB/s over 50 GB/s InfiniBand.
 
@@ -89,7 +98,10 @@ FACTOR_BOUNDS: dict[str, tuple[float, float]] = {
     "t_overhead_s": (0.0, 1.0),
     "eta_moe": (0.01, 1.0),
     "eta_comm": (0.01, 1.0),
+    "t_layer_s": (0.0, 0.001),
+    "expert_imbalance": (1.0, 4.0),
 }
+_ZERO_ALLOWED = ("t_overhead_s", "t_layer_s")
 
 
 @dataclass(frozen=True)
@@ -104,17 +116,22 @@ class Efficiency:
     """Model-FLOPs utilisation of prefill."""
     t_overhead_s: float = 0.002
     """Fixed time per decode step, s."""
-    eta_moe: float = 0.55
-    """MoE kernels' share of dense-kernel efficiency (MoE models only)."""
+    eta_moe: float = 0.70
+    """Grouped-GEMM (expert) kernels' share of dense-GEMM efficiency; also scales MoE
+    prefill MFU (MoE models only). Never scales memory bandwidth."""
     eta_comm: float = 0.75
-    """Share of scale-up link bandwidth achieved by collectives."""
+    """Share of scale-up and scale-out link bandwidth achieved by collectives."""
+    t_layer_s: float = 10e-6
+    """Launch and synchronisation overhead per layer per decode step, s."""
+    expert_imbalance: float = 1.2
+    """Busiest accelerator's expert tokens over the mean under expert parallelism."""
 
     def __post_init__(self) -> None:
         for name, (low, high) in FACTOR_BOUNDS.items():
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
-            if not low <= value <= high or (name != "t_overhead_s" and value <= 0):
+            if not low <= value <= high or (name not in _ZERO_ALLOWED and value <= 0):
                 raise ValueError(f"{name} must lie in [{low}, {high}], got {value}")
 
     def replace(self, **changes: float) -> Efficiency:
@@ -280,7 +297,7 @@ def _layer(raw: Any, where: str, file: str) -> Layer:
                 Problem(path=f"{where}.{key}", message="expected a number", found=repr(value)),
             )
         if not (math.isfinite(value) and low <= value <= high) or (
-            key != "t_overhead_s" and value <= 0
+            key not in _ZERO_ALLOWED and value <= 0
         ):
             raise InputError(
                 file,

@@ -6,24 +6,28 @@ builds the table the optimiser reads.
 
 For one (model, hardware, workload):
 
-1. Replica sizes ``g``: powers of two from the smallest that holds the weights and one
-   full-context sequence (:func:`replica_size`) up to the scale-up domain, not past one
-   purchased unit unless memory requires it. None → not servable.
-2. For each ``g``, the batch: the largest ``B`` with ``1 / t_step(B) ≥ SLO`` and
-   ``weights + B · kv(L) ≤ g · memory · 0.9``, where ``L = n_in + n_out / 2`` is the mean
-   context over a request's decode (``n_in = input_tokens_per_output_token ·
-   output_tokens_per_request``). Memory is sized at the mean context because a paged KV
-   cache under continuous batching holds each sequence at its current length.
+1. Layouts (:mod:`planner.perf.layouts`): ``TPg`` inside the scale-up domain and, for
+   MoE, ``DEPg`` expert parallel, across domains over scale-out where the part has one;
+   those whose per-accelerator weights plus one full-context sequence fit. None → not
+   servable.
+2. For each layout, the batch: the largest ``B`` with ``1 / t_step(B) ≥ SLO`` and the
+   KV of ``B`` sequences at ``L`` beside the weights in ``0.9 ·`` memory, where
+   ``L = n_in + n_out / 2`` is the mean context over a request's decode
+   (``n_in = input_tokens_per_output_token · output_tokens_per_request``).
+   Memory is sized at the mean context because a paged KV cache under continuous
+   batching holds each sequence at its current length.
 3. Colocated serving: replica-seconds per output token
-   ``1 / decode_tput + r_in · (1 − h) · t_prefill_per_token``; the chosen ``g`` is the one
-   with the most output tokens/s per accelerator (ties: the smaller). The row's replica,
-   batch, speed and binding describe this configuration.
+   ``1 / decode_tput + r_in · (1 − h) · t_prefill_per_token``; the chosen layout is the
+   one with the most output tokens/s per accelerator (ties: the earlier, so single-domain
+   first). The row's replica, layout, batch, speed and binding describe it.
 4. Disaggregated serving uses ``decode_tokens_per_s_per_unit`` (the best decode-only
    configuration, whose ``g`` may differ from the colocated one) and
    ``prefill_tokens_per_s_per_unit`` as separate capacities.
 
 Per unit = per replica × ``accelerators_per_unit / g`` (a replica larger than a unit
-spans several units).
+spans several units). The ``precision`` column names what is served: the workload's
+precision where the part has native units, else weight-only quantisation (``w4a8``: fp4
+weights on fp8 tensor cores; ``w8a16``), never a precision the part cannot compute.
 """
 
 from __future__ import annotations
@@ -43,21 +47,25 @@ from planner.perf.efficiency import (
     load_calibration,
     resolve_efficiency,
 )
+from planner.perf.layouts import (
+    Layout,
+    candidate_layouts,
+    decode_step,
+    fits,
+    memory_batch_limit,
+)
 from planner.perf.roofline import (
     DecodeStep,
-    decode_step,
     experts_touched,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
-    power_of_two_sizes,
     prefill_seconds_per_token,
     replica_size,
-    usable_memory_bytes,
-    weight_bytes,
 )
+from planner.perf.serving import ServingCase, ServingResult, not_servable, served_label
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs, model_specs
-from planner.scenario.schema import InferenceWorkload, Scenario
+from planner.scenario.schema import Scenario
 
 __all__ = [
     "INFERENCE_COLUMNS",
@@ -69,6 +77,7 @@ __all__ = [
     "kv_bytes_per_token",
     "replica_size",
     "serve",
+    "served_label",
 ]
 
 INFERENCE_COLUMNS = [
@@ -86,121 +95,25 @@ INFERENCE_COLUMNS = [
     "decode_tokens_per_s_per_unit",
     "prefill_tokens_per_s_per_unit",
     "binding",
+    "layout",
 ]
 
 
-@dataclass(frozen=True)
-class ServingCase:
-    """What one replica must serve: request shape, precisions and latency target."""
+def _largest_batch(step: DecodeStep, limit: int, slo: float, tokens_per_step: float) -> int:
+    """Largest ``B`` in [1, limit] with ``τ / t_step(B) ≥ slo`` (0 if even B = 1 misses),
+    ``τ`` the tokens a sequence emits per step.
 
-    precision: str
-    """Weight (and GEMM) precision."""
-    kv_precision: str
-    """KV-cache precision."""
-    input_tokens_per_request: float
-    """Prompt tokens per request (cached and uncached)."""
-    output_tokens_per_request: float
-    """Generated tokens per request (reasoning included)."""
-    cache_hit_rate: float = 0.0
-    """Share of prompt tokens served from the prefix cache (no prefill)."""
-    slo_tokens_per_s_per_user: float | None = None
-    """Minimum decode speed per sequence; None: maximum throughput (largest batch that fits)."""
-    context_tokens: float | None = None
-    """Longest sequence a replica must hold; None: the model's maximum context."""
-    concurrency_per_accelerator: float | None = None
-    """Fixed concurrent sequences per accelerator (a benchmark's concurrency divided by its
-    accelerators); the batch of a g-accelerator replica is ``round(g · this)``, at least 1.
-    None: the batch is searched."""
-
-    @property
-    def mean_decode_context(self) -> float:
-        """``L = n_in + n_out / 2``: mean tokens attended to while decoding a request."""
-        return self.input_tokens_per_request + self.output_tokens_per_request / 2.0
-
-    @property
-    def input_per_output(self) -> float:
-        """``r_in``: prompt tokens per output token."""
-        return self.input_tokens_per_request / self.output_tokens_per_request
-
-    @classmethod
-    def from_workload(cls, workload: InferenceWorkload) -> ServingCase:
-        """The case of a scenario workload (SLO-bound, sized for its context)."""
-        return cls(
-            precision=workload.precision,
-            kv_precision=workload.kv_precision_resolved,
-            input_tokens_per_request=workload.input_tokens_per_output_token
-            * workload.output_tokens_per_request,
-            output_tokens_per_request=workload.output_tokens_per_request,
-            cache_hit_rate=workload.cache_hit_rate,
-            slo_tokens_per_s_per_user=workload.slo_tokens_per_s_per_user,
-            context_tokens=workload.context_tokens,
-        )
-
-
-@dataclass(frozen=True)
-class ServingResult:
-    """Throughput of one model on one hardware type for one case (0 where not servable)."""
-
-    servable: bool
-    """Colocated serving meets the SLO (False for prefill-only parts)."""
-    reason: str
-    """Why not servable ("" when servable)."""
-    replica_accelerators: int
-    batch: int
-    tokens_per_s_per_user: float
-    decode_tokens_per_s_per_replica: float
-    """Decode tokens/s of the colocated configuration's replica."""
-    output_tokens_per_s_per_replica: float
-    """Colocated: output tokens/s of a replica that also prefills its prompts."""
-    prefill_tokens_per_s_per_accelerator: float
-    """Uncached input tokens/s per accelerator when prefilling only (0 if it cannot)."""
-    decode_tokens_per_s_per_accelerator: float
-    """Decode tokens/s per accelerator of the best decode-only configuration (disaggregated)."""
-    binding: str
-    """memory capacity, bandwidth, compute or interconnect; for non-servable rows what failed."""
-
-    def per_unit(self, hw: HardwareSpec) -> dict[str, float]:
-        """Throughputs per purchased unit: per replica × ``accelerators / g``."""
-        replicas = hw.accelerators / self.replica_accelerators if self.replica_accelerators else 0
-        return {
-            "output_tokens_per_s_per_unit": self.output_tokens_per_s_per_replica * replicas,
-            "decode_tokens_per_s_per_unit": self.decode_tokens_per_s_per_accelerator
-            * hw.accelerators,
-            "prefill_tokens_per_s_per_unit": self.prefill_tokens_per_s_per_accelerator
-            * hw.accelerators,
-        }
-
-    @property
-    def output_tokens_per_s_per_accelerator(self) -> float:
-        if not self.replica_accelerators:
-            return 0.0
-        return self.output_tokens_per_s_per_replica / self.replica_accelerators
-
-
-def _not_servable(reason: str, binding: str, g: int = 0, prefill: float = 0.0) -> ServingResult:
-    return ServingResult(False, reason, g, 0, 0.0, 0.0, 0.0, prefill, 0.0, binding)
-
-
-_VECTOR_SEARCH_LIMIT = 1 << 16
-
-
-def _largest_batch(step: DecodeStep, limit: int, slo: float) -> int:
-    """Largest ``B`` in [1, limit] with ``1 / t_step(B) ≥ slo`` (0 if even B = 1 misses).
-
-    ``t_step`` rises with ``B``, so the per-user speed falls: count the batches that
-    meet the SLO in one vectorised pass when ``limit`` is small, else bisect.
+    ``t_step`` rises with ``B``, so the per-user speed falls: bisect.
     """
-    if 1.0 / float(step.time(1)) < slo:
+    longest = tokens_per_step / slo
+    if step.seconds(1) > longest:
         return 0
-    if limit <= _VECTOR_SEARCH_LIMIT:
-        speeds = 1.0 / step.time(np.arange(1, limit + 1, dtype=float))
-        return int(np.count_nonzero(speeds >= slo))
-    if 1.0 / float(step.time(limit)) >= slo:
+    if step.seconds(limit) <= longest:
         return limit
-    low, high = 1, limit  # speed(low) ≥ slo > speed(high)
+    low, high = 1, limit  # t(low) ≤ 1/slo < t(high)
     while high - low > 1:
         mid = (low + high) // 2
-        if 1.0 / float(step.time(mid)) >= slo:
+        if step.seconds(mid) <= longest:
             low = mid
         else:
             high = mid
@@ -209,7 +122,7 @@ def _largest_batch(step: DecodeStep, limit: int, slo: float) -> int:
 
 @dataclass(frozen=True)
 class _Config:
-    g: int
+    layout: Layout
     batch: int
     step_s: float
     binding: str
@@ -217,94 +130,136 @@ class _Config:
     decode_per_replica: float
     colocated_per_replica: float
 
+    @property
+    def g(self) -> int:
+        return self.layout.accelerators
+
 
 def _configure(
     model: ModelSpec,
     hw: HardwareSpec,
     case: ServingCase,
-    g: int,
+    layout: Layout,
     efficiency: Efficiency,
     prefill_s_per_token: float,
+    beat: float = 0.0,
 ) -> tuple[_Config | None, float]:
-    """The best batch at replica size ``g``, or None with the batch-1 speed (tokens/s/user)."""
+    """The best batch of ``layout``, or None with the batch-1 speed (tokens/s/user).
+
+    None also when even the largest batch memory allows gives no more than ``beat``
+    colocated tokens/s per accelerator (throughput rises with the batch, so no batch the
+    SLO allows could): the search then skips the layout.
+    """
     context = case.mean_decode_context
-    step = decode_step(model, hw, g, case.precision, case.kv_precision, context, efficiency)
-    free = float(usable_memory_bytes(hw, g)) - weight_bytes(model, case.precision)
-    memory_limit = int(max(0.0, free) // step.kv_bytes_per_sequence)
-    batch_one_speed = 1.0 / float(step.time(1))
+    g = layout.accelerators
+    step = decode_step(
+        model,
+        hw,
+        layout,
+        case.precision,
+        case.kv_precision,
+        context,
+        efficiency,
+        case.draft_tokens,
+    )
+    tau = case.tokens_per_step
+    memory_limit = memory_batch_limit(model, hw, layout, case.precision, case.kv_precision, context)
+    batch_one_speed = tau / step.seconds(1)
     if memory_limit < 1:
+        return None, batch_one_speed
+    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
+
+    def colocated_per_accelerator(batch: int, step_s: float) -> float:
+        return 1.0 / (step_s / (batch * tau) + prefill_share * prefill_s_per_token / g) / g
+
+    if beat > 0 and colocated_per_accelerator(memory_limit, step.seconds(memory_limit)) <= beat:
         return None, batch_one_speed
     if case.concurrency_per_accelerator is not None:
         batch = min(max(1, round(g * case.concurrency_per_accelerator)), memory_limit)
     elif case.slo_tokens_per_s_per_user is None:
         batch = memory_limit
     else:
-        batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user)
+        batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user, tau)
         if batch == 0:
             return None, batch_one_speed
-    step_s = float(step.time(batch))
+    step_s = step.seconds(batch)
     binding = "memory capacity" if batch == memory_limit else step.binding(batch)
-    decode = batch / step_s
-    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
-    seconds_per_output = 1.0 / decode + prefill_share * prefill_s_per_token / g
-    colocated = 1.0 / seconds_per_output
+    decode = batch * tau / step_s
+    colocated = colocated_per_accelerator(batch, step_s) * g
     return (
-        _Config(g, batch, step_s, binding, colocated / g, decode, colocated),
+        _Config(layout, batch, step_s, binding, colocated / g, decode, colocated),
         batch_one_speed,
     )
 
 
-def _replica_candidates(hw: HardwareSpec, smallest: int) -> list[int]:
-    """Powers of two from ``smallest`` to the scale-up domain, not past one unit's
-    accelerators unless ``smallest`` already is."""
-    cap = min(hw.scale_up_domain, max(smallest, hw.accelerators))
-    return [g for g in power_of_two_sizes(cap) if g >= smallest]
+def _layouts(model: ModelSpec, hw: HardwareSpec, case: ServingCase, context: float) -> list[Layout]:
+    """Layouts holding the weights and one ``context``-token sequence; single-domain ones
+    not past one purchased unit unless the smallest that fits already is."""
+    fitting = [
+        layout
+        for layout in candidate_layouts(model, hw)
+        if fits(model, hw, layout, case.precision, case.kv_precision, context)
+    ]
+    if not fitting:
+        return []
+    smallest = min(layout.accelerators for layout in fitting)
+    cap = max(smallest, hw.accelerators)
+    return [x for x in fitting if x.domains > 1 or x.accelerators <= cap]
 
 
 def serve(
     model: ModelSpec, hw: HardwareSpec, case: ServingCase, efficiency: Efficiency
 ) -> ServingResult:
-    """Throughput of ``model`` on ``hw`` for ``case``, the best replica size and batch."""
+    """Throughput of ``model`` on ``hw`` for ``case``: the best layout and batch.
+
+    The layout with the most colocated output tokens/s per accelerator wins (cost per
+    token on one hardware type is proportional to accelerators); on ties the earlier
+    candidate, so a replica spans scale-up domains only when that is strictly better.
+    """
+    served = hw.served_precision(case.precision)
     request_tokens = case.input_tokens_per_request + case.output_tokens_per_request
     if request_tokens > model.max_context_tokens:
-        return _not_servable(
+        return not_servable(
             f"requests of {request_tokens:,.0f} tokens (input + output) exceed the model's "
             f"{model.max_context_tokens:,}-token context",
             "context length",
         )
-    if hw.peak_tflops(case.precision) is None:
-        return _not_servable(f"no {case.precision} or wider compute", "compute")
+    if served is None:
+        return not_servable(f"no {case.precision} or wider compute", "compute")
     context = max(case.context_tokens or model.max_context_tokens, request_tokens)
-    size = replica_size(model, hw, case.precision, case.kv_precision, context)
-    if not size.accelerators:
-        return _not_servable(size.reason, "memory capacity")
+    layouts = _layouts(model, hw, case, context)
+    if not layouts:
+        size = replica_size(model, hw, case.precision, case.kv_precision, context)
+        return not_servable(size.reason or "no layout holds the weights", "memory capacity")
     prefill_s = prefill_seconds_per_token(
         model, hw, case.precision, case.input_tokens_per_request, case.cache_hit_rate, efficiency
     )
     prefill_per_accelerator = 1.0 / prefill_s
+    smallest = min(x.accelerators for x in layouts)
     if hw.prefill_only:
-        return _not_servable(
+        return not_servable(
             "prefill-only part: serves prefill in disaggregated serving, not decode",
             "prefill only",
-            size.accelerators,
+            smallest,
             prefill_per_accelerator,
         )
     best: _Config | None = None
     fastest, best_decode = 0.0, 0.0
-    for g in _replica_candidates(hw, size.accelerators):
-        config, batch_one_speed = _configure(model, hw, case, g, efficiency, prefill_s)
+    for layout in layouts:
+        beat = best.colocated_per_accelerator if best is not None else 0.0
+        config, batch_one_speed = _configure(model, hw, case, layout, efficiency, prefill_s, beat)
         fastest = max(fastest, batch_one_speed)
         if config is None:
             continue
-        best_decode = max(best_decode, config.decode_per_replica / g)
+        best_decode = max(best_decode, config.decode_per_replica / config.g)
         if best is None or config.colocated_per_accelerator > best.colocated_per_accelerator:
             best = config
     if best is None:
         slo = case.slo_tokens_per_s_per_user or 0.0
-        return _not_servable(
+        return not_servable(
             f"SLO of {slo:,.4g} tok/s/user unreachable: batch 1 gives {fastest:,.0f}",
             "latency",
-            size.accelerators,
+            smallest,
             prefill_per_accelerator,
         )
     return ServingResult(
@@ -312,12 +267,14 @@ def serve(
         reason="",
         replica_accelerators=best.g,
         batch=best.batch,
-        tokens_per_s_per_user=1.0 / best.step_s,
+        tokens_per_s_per_user=case.tokens_per_step / best.step_s,
         decode_tokens_per_s_per_replica=best.decode_per_replica,
         output_tokens_per_s_per_replica=best.colocated_per_replica,
         prefill_tokens_per_s_per_accelerator=prefill_per_accelerator,
         decode_tokens_per_s_per_accelerator=best_decode,
         binding=best.binding,
+        layout=best.layout.label,
+        served_precision=served,
     )
 
 
@@ -382,7 +339,7 @@ def inference_table(
                     "workload": workload.name,
                     "hardware": hw.id,
                     "model": model.id,
-                    "precision": workload.precision,
+                    "precision": served_label(hw, workload.precision),
                     "servable": result.servable,
                     "reason": result.reason,
                     "replica_accelerators": result.replica_accelerators,
@@ -391,10 +348,11 @@ def inference_table(
                     "decode_tokens_per_s_per_replica": result.decode_tokens_per_s_per_replica,
                     **result.per_unit(hw),
                     "binding": result.binding,
+                    "layout": result.layout,
                 }
             )
     frame = pd.DataFrame(rows, columns=INFERENCE_COLUMNS)
-    numeric = [c for c in INFERENCE_COLUMNS[8:] if c != "binding"]
+    numeric = [c for c in INFERENCE_COLUMNS[8:] if c not in ("binding", "layout")]
     frame[numeric] = frame[numeric].astype(float)
     _check_finite(frame, numeric)
     return frame.astype({"servable": bool, "replica_accelerators": int, "batch": int})

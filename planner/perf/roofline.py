@@ -11,6 +11,7 @@ context a sequence attends to; ``E``, ``k`` routed experts and experts per token
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,16 +20,18 @@ from numpy.typing import ArrayLike, NDArray
 from planner.catalog.schema import BYTES_PER_PARAM, HardwareSpec, ModelSpec
 from planner.perf.efficiency import Efficiency
 from planner.scenario.checks import USABLE_MEMORY_FRACTION
-from planner.units import BILLION, GB, TB, TERA
+from planner.units import BILLION, GB, TERA
 
 ACTIVATION_BYTES = 2.0
 """Bytes per activation element exchanged between accelerators (bf16)."""
-COLLECTIVE_LATENCY_S = 8e-6
-"""Fixed latency of one small collective on a scale-up fabric, s (NCCL / custom
-all-reduce on NVLink: 5-10 µs)."""
+DEFAULT_SCALE_UP_LATENCY_US = 8.0
+"""Latency of one small collective on a scale-up fabric when the catalog gives none, µs
+(NCCL / custom all-reduce on NVLink: 5-10 µs)."""
+DEFAULT_SCALE_OUT_LATENCY_US = 25.0
+"""Latency of one small all-to-all over scale-out when the catalog gives none, µs."""
 EXPERT_GEMM_TILE_ROWS = 64
-"""Rows (tokens) a grouped-GEMM tile computes at once (Hopper/Blackwell MMA M = 64):
-an expert that receives fewer tokens still pays for this many."""
+"""Rows (tokens) of one grouped-GEMM tile (Hopper/Blackwell MMA M = 64): an expert with
+``m`` tokens runs at ``m / (m + 64)`` of the full-tile rate (half at one tile)."""
 DEFAULT_SCALE_UP_GBPS = 50.0
 """Link bandwidth assumed when the catalog gives none, GB/s per accelerator per direction
 (a 400 Gb/s NIC)."""
@@ -196,32 +199,38 @@ def attention_peak_flops(hw: HardwareSpec, precision: str) -> float | None:
     return peak_flops(hw, ATTENTION_PRECISION) or peak_flops(hw, precision)
 
 
-# --- Decode step -----------------------------------------------------------------------
+# --- Decode step ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class DecodeStep:
-    """Decode-step time of one replica as a function of batch, constants precomputed.
+    """Decode-step time of one replica as a function of its batch ``B``, per accelerator.
 
-    ``t_step(B) = max(t_mem, t_compute) + t_comm + t_overhead`` with
+    ``t_step(B) = max(t_mem, t_compute) + t_comm + t_overhead + layers · t_layer`` with
 
-    * ``t_mem = (W_read(B) + B · kv(L)) / (g · BW · η_bw)``;
-      ``W_read = (shared + touched(B) · expert) · b_w`` (dense: all weights);
-    * ``t_compute = F_w(B) / (g · peak · η_c) + B · F_attn(L) / (g · peak_bf16 · η_c)``;
-      ``F_w = 2 · P_active · B``, for MoE the routed part padded to at least
-      ``EXPERT_GEMM_TILE_ROWS`` rows per touched expert;
-    * ``t_comm``: tensor parallel (dense, g > 1) two all-reduces per layer of
-      ``B · hidden`` activations, ring traffic ``2 (g−1)/g`` of that; expert parallel
-      (MoE, g > 1) dispatch and combine per layer of each accelerator's ``B/g`` tokens to
-      the ``(g−1)(1 − (1 − 1/g)^k)`` other accelerators their experts live on, at
-      ``scale_up_gbps · η_comm``, plus ``COLLECTIVE_LATENCY_S`` per collective;
-    * MoE models: η_bw and η_c are scaled by η_moe.
+    * ``t_mem = (W_fixed + touched(B) · W_expert + B · kv) / (BW · η_bw)``: bytes one
+      accelerator reads (its weight shard, the experts of its shard the batch touches, its
+      share of the KV cache);
+    * ``t_compute = B · F_dense / (peak · η_c) + B · F_attn(L) / (peak_bf16 · η_c)
+      + λ · (B · k + touched(B) · h) · F_expert / (peak · η_c · η_moe)``, all per
+      accelerator: ``m / (m + h)`` is the grouped-GEMM tile efficiency at ``m`` tokens per
+      expert (``h = EXPERT_GEMM_TILE_ROWS``), λ the expert load imbalance;
+    * ``t_comm = latency + B · comm_s_per_token``: per-layer collectives (their fixed
+      latency on scale-up or scale-out, and their bytes over the slower link);
+    * ``t_overhead`` per step (scheduling, sampling) and ``t_layer`` per layer (launch
+      and synchronisation), the floors that make tokens/s/user saturate.
+
+    With speculative decoding each sequence runs ``q = 1 + draft`` query tokens a step:
+    compute, expert routing and communication scale with ``B · q`` tokens, while the
+    weights and each sequence's KV are read once.
+
+    Built by :func:`planner.perf.layouts.decode_step` for one layout.
     """
 
     accelerators: int
-    kv_bytes_per_sequence: float
-    dense_weight_bytes: float
+    fixed_weight_bytes: float
     expert_weight_bytes: float
+    kv_bytes_per_sequence: float
     experts: int
     experts_per_token: int
     dense_flops_per_token: float
@@ -229,26 +238,28 @@ class DecodeStep:
     attention_flops_per_token: float
     bandwidth: float
     compute: float
+    expert_compute: float
     attention_compute: float
     comm_latency_s: float
     comm_s_per_token: float
     overhead_s: float
+    query_tokens: float = 1.0
+    """Tokens each sequence runs per step: 1, or 1 + draft tokens when speculating."""
 
     def components(self, batch: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``(t_mem, t_compute, t_comm)`` in seconds for batch ``B`` (broadcasts)."""
         b = np.asarray(batch, dtype=float)
-        weight_bytes_read = np.full_like(b, self.dense_weight_bytes)
-        flops = self.dense_flops_per_token * b
+        n = b * self.query_tokens
+        weight_bytes_read = np.full_like(b, self.fixed_weight_bytes)
+        t_compute = n * self.dense_flops_per_token / self.compute
+        t_compute = t_compute + n * self.attention_flops_per_token / self.attention_compute
         if self.experts:
-            touched = experts_touched(self.experts, self.experts_per_token, b)
+            touched = experts_touched(self.experts, self.experts_per_token, n)
             weight_bytes_read = weight_bytes_read + touched * self.expert_weight_bytes
-            rows = np.maximum(b * self.experts_per_token, touched * EXPERT_GEMM_TILE_ROWS)
-            flops = flops + rows * self.expert_flops_per_row
+            rows = n * self.experts_per_token + touched * EXPERT_GEMM_TILE_ROWS
+            t_compute = t_compute + rows * self.expert_flops_per_row / self.expert_compute
         t_mem = (weight_bytes_read + b * self.kv_bytes_per_sequence) / self.bandwidth
-        t_compute = flops / self.compute + b * self.attention_flops_per_token / (
-            self.attention_compute
-        )
-        t_comm = np.where(b > 0, self.comm_latency_s + b * self.comm_s_per_token, 0.0)
+        t_comm = np.where(b > 0, self.comm_latency_s + n * self.comm_s_per_token, 0.0)
         return t_mem, t_compute, t_comm
 
     def time(self, batch: ArrayLike) -> FloatArray:
@@ -256,9 +267,32 @@ class DecodeStep:
         t_mem, t_compute, t_comm = self.components(batch)
         return np.maximum(t_mem, t_compute) + t_comm + self.overhead_s
 
+    def seconds(self, batch: float) -> float:
+        """:meth:`time` of one batch ``B > 0`` in plain floats (the batch search calls it
+        tens of thousands of times per table)."""
+        n = batch * self.query_tokens
+        weight_bytes_read = self.fixed_weight_bytes
+        t_compute = n * (
+            self.dense_flops_per_token / self.compute
+            + self.attention_flops_per_token / self.attention_compute
+        )
+        if self.experts:
+            e, k = self.experts, self.experts_per_token
+            touched = float(e) if k >= e else -e * math.expm1(n * math.log1p(-k / e))
+            weight_bytes_read += touched * self.expert_weight_bytes
+            rows = n * k + touched * EXPERT_GEMM_TILE_ROWS
+            t_compute += rows * self.expert_flops_per_row / self.expert_compute
+        t_mem = (weight_bytes_read + batch * self.kv_bytes_per_sequence) / self.bandwidth
+        t_comm = self.comm_latency_s + n * self.comm_s_per_token
+        return max(t_mem, t_compute) + t_comm + self.overhead_s
+
     def binding(self, batch: int) -> str:
-        """Which term dominates the step at ``batch``: bandwidth, compute or interconnect."""
+        """Which term dominates the step at ``batch``: bandwidth, compute, interconnect
+        or latency (the fixed per-step and per-layer floors)."""
         t_mem, t_compute, t_comm = (float(x) for x in self.components(batch))
+        floor = self.overhead_s + self.comm_latency_s
+        if floor > max(t_mem, t_compute, t_comm - self.comm_latency_s):
+            return "latency"
         if t_comm > max(t_mem, t_compute):
             return "interconnect"
         return "bandwidth" if t_mem >= t_compute else "compute"
@@ -267,61 +301,6 @@ class DecodeStep:
 def link_bytes_per_s(hw: HardwareSpec) -> float:
     """Scale-up bandwidth per accelerator, bytes/s (``DEFAULT_SCALE_UP_GBPS`` if unknown)."""
     return (hw.scale_up_gbps or DEFAULT_SCALE_UP_GBPS) * GB
-
-
-def decode_step(
-    model: ModelSpec,
-    hw: HardwareSpec,
-    accelerators: int,
-    precision: str,
-    kv_precision: str,
-    context_tokens: float,
-    efficiency: Efficiency,
-) -> DecodeStep:
-    """The :class:`DecodeStep` of a ``g``-accelerator replica at mean context ``L``.
-
-    Raises ValueError when the hardware has no compute at ``precision``.
-    """
-    peak = peak_flops(hw, precision)
-    attention_peak = attention_peak_flops(hw, precision)
-    if peak is None or attention_peak is None:
-        raise ValueError(f"{hw.id} has no {precision} or wider compute")
-    g = accelerators
-    b_w = BYTES_PER_PARAM[precision]
-    moe = efficiency.eta_moe if model.is_moe else 1.0
-    experts = model.experts or 0
-    k = model.experts_per_token or 0
-    expert_params = model.expert_params_b * BILLION
-    dense_params = model.shared_params_b * BILLION if experts else model.total_params_b * BILLION
-    link = link_bytes_per_s(hw) * efficiency.eta_comm
-    comm_latency, comm_per_token = 0.0, 0.0
-    if g > 1 and experts:
-        remote = (g - 1) * -np.expm1(k * np.log1p(-1.0 / g))
-        dispatch_bytes = min(b_w, ACTIVATION_BYTES)  # fp8 dispatch when weights are fp8
-        per_token = remote * model.hidden_size * (dispatch_bytes + ACTIVATION_BYTES) / g
-        comm_latency = model.layers * 2 * COLLECTIVE_LATENCY_S
-        comm_per_token = model.layers * float(per_token) / link
-    elif g > 1:
-        ring = 2.0 * (g - 1) / g
-        comm_latency = model.layers * 2 * COLLECTIVE_LATENCY_S
-        comm_per_token = model.layers * 2 * ring * model.hidden_size * ACTIVATION_BYTES / link
-    return DecodeStep(
-        accelerators=g,
-        kv_bytes_per_sequence=float(kv_bytes_per_sequence(model, context_tokens, kv_precision)),
-        dense_weight_bytes=dense_params * b_w,
-        expert_weight_bytes=expert_params * b_w,
-        experts=experts,
-        experts_per_token=k,
-        dense_flops_per_token=2.0 * dense_params,
-        expert_flops_per_row=2.0 * expert_params,
-        attention_flops_per_token=float(decode_attention_flops_per_token(model, context_tokens)),
-        bandwidth=g * hw.memory_tbps * TB * efficiency.eta_bw * moe,
-        compute=g * peak * efficiency.eta_c * moe,
-        attention_compute=g * attention_peak * efficiency.eta_c * moe,
-        comm_latency_s=comm_latency,
-        comm_s_per_token=comm_per_token,
-        overhead_s=efficiency.t_overhead_s,
-    )
 
 
 # --- Prefill ---------------------------------------------------------------------------

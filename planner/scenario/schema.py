@@ -337,6 +337,13 @@ class InferenceWorkload(_Section):
     """Mean output tokens per request (sets the decode context length)."""
     context_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None
     """Longest sequence a replica must hold; default: the model's max context."""
+    draft_tokens: Annotated[int, meta(perf=True, unit="tokens per step")] = Field(
+        default=0, ge=0, le=16
+    )
+    """Speculative decoding / multi-token prediction: tokens drafted per decode step
+    (0: off; DeepSeek-V3's MTP module drafts 1)."""
+    draft_acceptance_rate: Annotated[Fraction, meta(perf=True, unit="share of drafts")] = 0.0
+    """Probability a drafted token is accepted (DeepSeek-V3 reports 85-90% for its MTP)."""
     priority: Annotated[PositiveFloat, meta(perf=False, unit="weight")] = 1.0
     """Weight of this workload's unserved share of tokens in the service stage of
     ``objective: min_cost``: with too little capacity for everything, demand of a higher

@@ -31,32 +31,36 @@ VARIABLES = {
     "kept": 12,  # the 2024 h100 cohort at texas, alive 2026Q1-2028Q4
     "installed": 576,  # one stock per (hardware, site, quarter) that can hold units
     "rent": 48,  # 2 rentable types x 24 quarters
-    "y": 78,  # 3 runs x 26 places (12 hardware x 2 sites + 2 rented types)
+    # 3 runs x 26 places (12 hardware x 2 sites + 2 rented types), less tpu-v6e at 2
+    # sites for the two fp8 runs (pretrain-01, rl-03): it has no fp8 units
+    "y": 74,
     # pretrain-01 (window 2029-2030: 8 quarters) + pretrain-02 (2030: 4) + rl-03 (2028:
-    # 4) = 16 run-quarters x 26 places
-    "x_train": 416,
-    # (workload, hardware) pairs the perf model can serve x quarters: 6 workloads on 12
-    # types, 3 on 11, 1 on 6, all 24 quarters; the rl-03 rollouts on 11 types in 2028
-    # (4 quarters): 6 x 288 + 3 x 264 + 144 + 44. Not per site: inference is pooled.
-    "x_inf": 2708,
+    # 4) = 16 run-quarters x 26 places, less (8 + 4) quarters x 2 sites on tpu-v6e
+    "x_train": 392,
+    # (workload, hardware) pairs the perf model can serve x quarters: every workload on
+    # all 12 types (wide expert parallelism over scale-out fits the large MoE models),
+    # 24 quarters; the rl-03 rollouts on 12 types in 2028 (4 quarters): 10 x 288 + 48.
+    # Not per site: inference is pooled.
+    "x_inf": 2928,
     "unmet_inf": 244,  # 10 workloads x 24 quarters + the rollouts' 4
     "unmet_train": 3,  # one per run
     "commit": 0,  # M offers no rental commitments
     "dc_build": 0,  # nor datacenter build or lease
     "dc_lease": 0,
 }
-INTEGER = 666  # buy 576 + kept 12 + y 78
+INTEGER = 662  # buy 576 + kept 12 + y 74
 
 CONSTRAINTS = {
     "fleet_balance": 576,  # one per installed stock
     "existing_no_return": 11,  # the cohort's 12 quarters after its first
     "capacity": 288,  # 12 hardware x 24 quarters, each pooling its sites and rentals
     # (hardware, place, quarter) where a run may train: 12 quarters of 2028-2030 x 26
-    # places (every pool has more than one place, so each place gets its own row)
-    "training_capacity": 312,
+    # places (every pool has more than one place, so each place gets its own row), less
+    # tpu-v6e's 2 sites in the 8 quarters only fp8 runs use (2028, 2029)
+    "training_capacity": 296,
     "training_completion": 3,  # one per run
     "training_one_cluster": 3,  # one per run
-    "training_cluster_link": 416,  # one per x_train
+    "training_cluster_link": 392,  # one per x_train
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
     "power": 48,  # 2 sites x 24 quarters
     "budget": 24,  # one per quarter
@@ -99,7 +103,7 @@ def test_m_constraint_counts(model: pyo.ConcreteModel) -> None:
 
 def test_m_model_size(model: pyo.ConcreteModel) -> None:
     assert model_size(model) == {
-        "variables": sum(VARIABLES.values()),  # 4,661
+        "variables": sum(VARIABLES.values()),  # 4,853
         "integer_variables": INTEGER,
-        "constraints": sum(CONSTRAINTS.values()),  # 2,093
+        "constraints": sum(CONSTRAINTS.values()),  # 2,053
     }

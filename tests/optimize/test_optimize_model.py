@@ -32,10 +32,11 @@ EXPECTED_SIZES = {
     # training years) + 3 completion + 3 one-cluster + 28 cluster links + 13 demand
     # + 6 power + 6 budget + 12 supply (gb200, gb300).
     # (Issue 7: installed became a stock variable and inference capacity a pool: was
-    # 194 variables and 115 constraints.)
-    "baseline": {"variables": 217, "integer_variables": 60, "constraints": 153},
+    # 194 variables and 115 constraints.) Now 224: x_inf 78, since DeepSeek-V3 (agentic
+    # 6 years, rollouts 1) is servable on h100 by expert parallelism over several nodes.
+    "baseline": {"variables": 224, "integer_variables": 60, "constraints": 153},
     # Same sets as the baseline: only the power caps differ.
-    "power_constrained": {"variables": 217, "integer_variables": 60, "constraints": 153},
+    "power_constrained": {"variables": 224, "integer_variables": 60, "constraints": 153},
     # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped). TPU and Trainium
     # are cloud-only (offers catalog): rented on demand or committed for 1 or 3 years,
     # never bought. Variables 331 = 36 buy + 3 kept + 36 installed + 24 rent (h200, two
@@ -43,7 +44,10 @@ EXPECTED_SIZES = {
     # x 2 terms x 6 years); integers 69 = 36 + 3 + 30; constraints 177 = 36 fleet balance
     # + 2 no-return + 54 capacity + 8 training capacity + 3 + 3 + 40 training + 13 demand
     # + 6 power + 6 budget + 6 supply (gb200 only). (Was 281, 78, 179 with TPUs bought.)
-    "vendor_shootout": {"variables": 331, "integer_variables": 69, "constraints": 177},
+    # Now 333 / 67 / 174: TPU v6e has no fp8 units, so the two fp8 runs cannot train on
+    # it (y 28, x_train and cluster links 37); DeepSeek-V3 is servable on h100 over
+    # several nodes (x_inf 117).
+    "vendor_shootout": {"variables": 333, "integer_variables": 67, "constraints": 174},
 }
 
 

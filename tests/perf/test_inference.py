@@ -24,7 +24,7 @@ from planner.perf.inference import (
     replica_size,
     serve,
 )
-from planner.perf.roofline import decode_step
+from planner.perf.layouts import Layout, decode_step
 from planner.scenario.schema import Scenario
 
 HW = hardware_catalog()
@@ -150,11 +150,23 @@ def test_experts_touched_bounds(experts: int, data: st.DataObject, batch: int) -
 
 
 def test_batch_one_70b_on_h100_is_bandwidth_bound_and_huge_batch_compute_bound() -> None:
-    step = decode_step(
-        MODELS["llama-3.1-70b"], HW["h100-hgx"], 8, "fp8", "fp8", 2000, eff("h100-hgx")
-    )
+    model, hw = MODELS["llama-3.1-70b"], HW["h100-hgx"]
+    step = decode_step(model, hw, Layout("TP", 2, 1), "fp8", "fp8", 2000, eff("h100-hgx"))
     assert step.binding(1) == "bandwidth"
     assert step.binding(4096) == "compute"
+    # On TP8 batch 1 reads 70.6 GB / 8 in 3.3 ms; the floors are 2 ms per step,
+    # 80 layers x 10 us of launches and 80 x 2 all-reduces x 8 us: 4.1 ms.
+    tp8 = decode_step(model, hw, Layout("TP", 8, 1), "fp8", "fp8", 2000, eff("h100-hgx"))
+    assert tp8.binding(1) == "latency"
+    assert float(tp8.time(1)) == pytest.approx(
+        70.6e9 / 8 / (3.35e12 * 0.80)
+        + 0.002
+        + 80 * 10e-6
+        + 80 * 2 * 8e-6
+        + 2000 * 327_680 / 2 / 8 / (3.35e12 * 0.8)
+        + 80 * 2 * 1.75 * 8192 * 2 / (450e9 * 0.75),
+        rel=0.01,
+    )
 
 
 PAIRS = [
@@ -168,15 +180,18 @@ PAIRS = [
 @given(
     pair=st.sampled_from(PAIRS),
     g=st.sampled_from([1, 2, 8, 16, 64]),
+    kind=st.sampled_from(["TP", "DEP"]),
     batch=st.integers(1, 20_000),
     context=st.floats(1.0, 100_000.0),
 )
 def test_per_replica_throughput_rises_and_speed_falls_with_batch(
-    pair: tuple[str, str], g: int, batch: int, context: float
+    pair: tuple[str, str], g: int, kind: str, batch: int, context: float
 ) -> None:
     model, hw = MODELS[pair[0]], HW[pair[1]]
-    step = decode_step(model, hw, g, "fp8", "fp8", context, eff(hw.id))
+    layout = Layout(kind, g, max(1, g // hw.scale_up_domain))
+    step = decode_step(model, hw, layout, "fp8", "fp8", context, eff(hw.id))
     t1, t2 = float(step.time(batch)), float(step.time(batch + 1))
+    assert step.seconds(batch) == pytest.approx(t1, rel=1e-12)  # the scalar path agrees
     assert t2 >= t1 > 0  # tokens/s/user falls
     assert (batch + 1) / t2 >= batch / t1 * (1 - 1e-12)  # tokens/s per replica rises
 

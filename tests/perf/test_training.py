@@ -301,7 +301,7 @@ def test_training_row_without_peak_at_precision() -> None:
     # A part with only fp4 cannot run a bf16 run (no faster precision to fall back on).
     fp4_only = h100_hgx(peak_tflops_bf16=None, peak_tflops_fp8=None, peak_tflops_fp4=1000.0)
     row = training_row(_scenario().training[0], fp4_only, 405.0, availability=0.95)
-    assert not row["feasible"] and "no peak" in str(row["reason"])
+    assert not row["feasible"] and "no native bf16" in str(row["reason"])
     assert math.isnan(float(row["sustained_tflops_per_accelerator"]))  # type: ignore[arg-type]
 
 
@@ -331,3 +331,48 @@ def test_baseline_training_table_is_finite() -> None:
     assert (feasible.goodput > 0).all() and (feasible.goodput <= 1).all()
     assert (table[~table.feasible].reason != "").all()
     assert np.isfinite(table.flops).all()
+
+
+# --- per-precision training MFU (catalog) -------------------------------------------------
+
+
+def test_deepseek_v3_fp8_h800_hours_within_15_percent_of_the_catalog_figure() -> None:
+    # DeepSeek-V3 report: 14.8T tokens, 37B active, 2,048 H800s, 2.788M H800-hours (the
+    # catalog's figure). Hopper fp8 MFU 0.197 (Llama 4 Behemoth's 390 TFLOPS / 1,979).
+    from planner.catalog import hardware_catalog, model_catalog
+    from planner.perf.training import training_mfu
+
+    hw, v3 = hardware_catalog()["h800-hgx"], model_catalog()["deepseek-v3"]
+    assert training_mfu(hw, "fp8") == pytest.approx(390 / 1979, abs=1e-3)
+    assert training_mfu(hw, "fp8") < training_mfu(hw, "bf16")  # less efficient vs own peak
+    g = goodput(2048, hw.mtbf_hours_per_accelerator, LLAMA3_DELTA_S, LLAMA3_RESTART_S)
+    flops = training_flops(v3.active_params_b, v3.training_tokens or 0)
+    hours = flops / (1979e12 * training_mfu(hw, "fp8") * g) / 3600
+    assert v3.training_accelerator_hours == 2.788e6
+    assert hours == pytest.approx(2.788e6, rel=0.15)  # 2.40M: -14%; -10% vs 2.664M pre-training
+
+
+def test_llama_405b_bf16_h100_hours_within_10_percent() -> None:
+    from planner.catalog import hardware_catalog, model_catalog
+    from planner.perf.training import training_mfu
+
+    hw, llama = hardware_catalog()["h100-hgx"], model_catalog()["llama-3.1-405b"]
+    g = goodput(LLAMA3_GPUS, hw.mtbf_hours_per_accelerator, LLAMA3_DELTA_S, LLAMA3_RESTART_S)
+    hours = training_flops(405, 15.6e12) / (989e12 * training_mfu(hw, "bf16") * g) / 3600
+    assert llama.training_accelerator_hours == 30.84e6
+    assert hours == pytest.approx(30.84e6, rel=0.10)  # 29.4M: -4.6%
+
+
+def test_fp8_without_a_published_mfu_trains_at_the_bf16_rate_and_non_native_refuses() -> None:
+    from planner.perf.training import training_mfu
+
+    blackwell = h100_hgx(peak_tflops_bf16=2250.0, peak_tflops_fp8=4500.0, mfu_training=0.38)
+    assert training_mfu(blackwell, "fp8") * 4500.0 == pytest.approx(0.38 * 2250.0)
+    no_fp8 = h100_hgx(peak_tflops_fp8=None)
+    row = training_row(
+        _scenario().training[0].model_copy(update={"precision": "fp8"}),
+        no_fp8,
+        405.0,
+        availability=0.95,
+    )
+    assert not row["feasible"] and "no native fp8 units; train at bf16" in str(row["reason"])

@@ -35,6 +35,7 @@ INFERENCE = [
     ("servable", "servable", None),
     ("reason", "reason not servable", None),
     ("replica_accelerators", "replica (accelerators)", cells.THOUSANDS),
+    ("layout", "parallel layout", None),
     ("batch", "batch (sequences per replica)", cells.THOUSANDS),
     ("tokens_per_s_per_user", "decode speed (tokens/s per user)", cells.DECIMAL1),
     ("decode_tokens_per_s_per_replica", "decode (tokens/s per replica)", cells.THOUSANDS),
