@@ -425,30 +425,11 @@ def plan(
         strategy=strategy,
     )
     limit = options.time_limit_s
+    args = (scenario, options, relax, marginals, tables, calibration_path, max_nonzeros)
     if limit is None:
-        return _plan(
-            scenario,
-            options,
-            relax,
-            marginals,
-            tables,
-            calibration_path,
-            max_nonzeros,
-            extend,
-            duals,
-        )
+        return _plan(*args, extend, duals)
     with Deadline(limit):
-        return _plan(
-            scenario,
-            options,
-            relax,
-            marginals,
-            tables,
-            calibration_path,
-            max_nonzeros,
-            extend,
-            duals,
-        )
+        return _plan(*args, extend, duals)
 
 
 def _plan(
