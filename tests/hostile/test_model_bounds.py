@@ -233,9 +233,11 @@ def test_a_finished_plan_gets_the_export_grace(tmp_path: Path) -> None:
 
 
 def test_plan_is_bounded_by_its_time_limit_as_a_whole() -> None:
-    scenario = Scenario.model_validate(wide(200, 6, 1))  # perf model alone: seconds
+    scenario = Scenario.model_validate(wide(200, 6, 1))  # perf model + data: seconds
     started = time.monotonic()
-    with pytest.raises(TimeLimitError, match=r"time limit of 0\.3 s during the perf model"):
+    # Which stage the limit falls in depends on the machine; that one stage is named.
+    stage = r"time limit of 0\.3 s during the \w[^,]*, after [\d.]+ s"
+    with pytest.raises(TimeLimitError, match=stage):
         plan(scenario, time_limit_s=0.3)
     assert time.monotonic() - started < 1.5
 
