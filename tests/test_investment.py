@@ -131,3 +131,14 @@ def test_without_prices_there_is_no_revenue_and_no_payback() -> None:
     assert result.headline["priced_work"] is False
     assert result.headline["revenue_usd"] == 0.0
     assert result.headline["irr"] is None and result.headline["payback_year"] is None
+
+
+def test_run_prints_payback_with_its_convention(run_cli, tmp_path: Path) -> None:
+    done = run_cli("run", HERE / "one_purchase_priced.yaml", "--out", tmp_path / "p.xlsx")
+    assert done.code == 0, done.err
+    text = " ".join(done.out.split())
+    assert (
+        "payback 2027 (first year from which undiscounted cumulative cash, residual "
+        "excluded, stays ≥ 0)" in text
+    )
+    assert "$-0" not in text

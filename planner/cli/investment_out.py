@@ -51,6 +51,7 @@ def print_investment(plan: Plan) -> None:
         )
         + "; payback "
         + ("not inside the horizon" if payback is None else str(payback))
+        + " (first year from which undiscounted cumulative cash, residual excluded, stays ≥ 0)"
         + f"; lost revenue on unmet priced work ${h['lost_revenue_usd']:,.0f}"
         + f" (PV ${h['lost_revenue_usd_pv']:,.0f})",
         soft_wrap=True,

@@ -62,9 +62,10 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"${p.get('penalty_usd_per_pflop', float('nan')):,g}/PFLOP of training not done"
         + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
     )
+    # + 0.0 turns a credit of -0.0 (nothing bought) into 0, so it never prints as "$-0"
     out.print(
         "residual value credited at the horizon end (straight-line book value of units "
-        f"still in their life, undiscounted) ${h['residual_credit_usd']:,.0f}; "
+        f"still in their life, undiscounted) ${h['residual_credit_usd'] + 0.0:,.0f}; "
         f"undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     fleet_title = "Fleet by year (units)" if api.yearly(plan) else "Fleet at year end (units)"
