@@ -38,6 +38,7 @@ import planner.scenario.schema as schema
 from planner.errors import InputError, Problem
 from planner.scenario.checks import check_scenario
 from planner.scenario.problems import validation_problems
+from planner.scenario.salvage import salvage
 from planner.scenario.workbook_layout import (
     FIELD_HEADERS,
     MAPPING_HEADERS,
@@ -130,7 +131,13 @@ def load_scenario_workbook(path: str | Path) -> schema.Scenario:
     try:
         scenario = schema.Scenario.model_validate(data)
     except ValidationError as exc:
+        # Type problems, and the reference, year and fit problems of the sound rest,
+        # as for a YAML file (planner.scenario.salvage): every problem in one pass.
         problems = validation_problems(exc, data, {})
+        rest = salvage(exc, data)
+        if rest is not None:
+            found = check_scenario(rest.scenario, base_dir=path.parent, withheld=rest.withheld)
+            problems += [rest.in_file(p) for p in found]
         raise InputError(str(path), [_placed(p, places) for p in problems]) from None
     problems = check_scenario(scenario, base_dir=path.parent)
     if problems:

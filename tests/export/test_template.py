@@ -569,3 +569,17 @@ def test_a_workbook_says_its_overrides_cell_is_not_applied_again(
     with caplog.at_level("WARNING", logger="planner"):
         assert run_cli("validate", plain).code == 0
     assert "not applied again" not in caplog.text
+
+
+def test_a_type_problem_does_not_hide_a_bad_reference(baseline_book: Path) -> None:
+    """One pass, as for YAML files: a number typed as text in one workload and a typo
+    in another section's reference are both reported, each at its cell."""
+    _edit(baseline_book, "inference", 3, "cache_hit_rate", "half")
+    _edit(baseline_book, "training", 2, "model", "llama-9")
+    message = _error(baseline_book)
+    assert "inference[1].cache_hit_rate" in message and "'half'" in message
+    assert "training[0].model" in message  # before: only once the type problem was fixed
+    col = openpyxl.utils.get_column_letter(
+        _column(openpyxl.load_workbook(baseline_book)["training"], "model")
+    )
+    assert f"sheet 'training', row 2, column {col} (model)" in message
