@@ -30,6 +30,7 @@ from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import DEFAULT_MAX_NONZEROS
 from planner.results import Plan
+from planner.results.horizon_end import horizon_end_line
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -55,7 +56,8 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     )
     p = plan.parameters
     out.print(
-        f"NPV cost ${h['npv_cost_usd']:,.0f} (cash costs less residual, discounted at "
+        f"NPV cost ${h['npv_cost_usd']:,.0f} (horizon end: {h.get('horizon_end')}; cash costs "
+        "less residual, discounted at "
         f"wacc {p.get('wacc', float('nan')):g}); undiscounted cash cost (gross) "
         f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"
         f" at ${p.get('penalty_usd_per_mtok', float('nan')):,g}/Mtok unmet and "
@@ -64,10 +66,11 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     )
     # + 0.0 turns a credit of -0.0 (nothing bought) into 0, so it never prints as "$-0"
     out.print(
-        "residual value credited at the horizon end (straight-line book value of units "
-        f"still in their life, undiscounted) ${h['residual_credit_usd'] + 0.0:,.0f}; "
+        f"residual value credited at the horizon end ({h.get('horizon_end_text')}, "
+        f"undiscounted) ${h['residual_credit_usd'] + 0.0:,.0f}; "
         f"undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
+    out.print(horizon_end_line(h))
     fleet_title = "Fleet by year (units)" if api.yearly(plan) else "Fleet at year end (units)"
     if by_period:
         fleet_title = "Fleet by period (units)"

@@ -11,6 +11,7 @@ from planner.optimize.extract import Solution
 from planner.results.costs import costs_by_year, costs_table, usd_per_mtok_table
 from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
+from planner.results.horizon_end import horizon_end_figures
 from planner.results.investment import investment_figures, investment_tables
 from planner.results.limits import limits_tables
 from planner.results.plan import Plan
@@ -102,6 +103,7 @@ def build_plan(
     if d.dc_build_index:  # capex above is the fleet's; the datacenter's is its own figure
         figures["datacenter_capex_usd"] = float(procurement["datacenter_builds"]["capex_usd"].sum())
     figures.update(investment_figures(tables, figures["npv_cost_usd"]))
+    figures.update(horizon_end_figures(d, purchases, figures["npv_cost_usd"]))
     parameters = {
         "periods_per_year": d.periods_per_year,
         "availability": d.availability,
@@ -109,6 +111,8 @@ def build_plan(
         "serving": d.serving,
         "wacc": d.wacc,
         "discount_factor_end": d.discount_factor_end,
+        "horizon_end": d.horizon_end_convention,
+        "resale_curve": [list(point) for point in d.resale_curve],
         "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
         "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
         "vendor_of_hardware": dict(d.vendor),

@@ -18,10 +18,10 @@ from planner.economics import (
     discount_factor,
     facility_mw_per_unit,
     period_discount_factors,
-    residual_fraction,
     tokens_over_years,
     tokens_per_day,
 )
+from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
@@ -62,6 +62,7 @@ def check_plan(plan: Plan) -> list[str]:
     problems, procurement = check_procurement(plan)
     out += problems
     out += _check_costs(plan, procurement)
+    out += check_horizon_end(plan)
     out += check_revenue(plan)
     out += check_diagnosis(plan)  # every diagnosis sentence against these tables
     return out
@@ -242,11 +243,12 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     factor_end = discount_factor(wacc, end - start)
     length = periods["length_years"].to_dict()
     amounts: dict[tuple[str, str], float] = defaultdict(float)
+    convention = plan.parameters.get("horizon_end", "straight_line")
     p = t["purchases"]
     for row in p.itertuples(index=False):
         amounts[(row.period, "capex")] += row.units * row.price_usd
         bought_at = periods.loc[row.period, "start_year"]
-        left = residual_fraction(bought_at, row.lifetime_years, end)
+        left = residual_share(plan, convention, bought_at, row.lifetime_years, end)
         amounts[(last, "residual")] -= row.units * row.price_usd * left
     for row in t["rentals"].itertuples(index=False):
         amounts[(row.period, "rent")] += row.units * row.usd_per_unit_year * length[row.period]

@@ -98,6 +98,19 @@ class Finance(_Section):
     availability: Annotated[Fraction, meta(perf=True, unit="share of units")] = 0.95
     """Fraction of installed units available for work (maintenance, spares); the perf
     model also shortens each training window by it."""
+    horizon_end: Annotated[
+        Literal["straight_line", "annuity", "none", "resale_curve"], meta(perf=False)
+    ] = "straight_line"
+    """What a purchase is still worth at the horizon end: ``straight_line`` book value,
+    ``annuity`` (capital charged as CRF(wacc, life) per year, only the years inside the
+    horizon), ``none``, or ``resale_curve`` (market resale value by age). See the README's
+    "Horizon end"."""
+    resale_curve: Annotated[
+        dict[NonNegativeFloat, Fraction] | None, meta(perf=False, unit="share of price by age")
+    ] = None
+    """Resale value by age in years as a share of the purchase price, linear between the
+    given ages (1 at age 0 unless given); absent = the planner's sourced default
+    (planner.economics.horizon_end). Used by ``horizon_end: resale_curve``."""
 
 
 class Site(_Section):

@@ -7,8 +7,9 @@ from collections import defaultdict
 from typing import TypedDict
 
 from planner import deadline
-from planner.economics import residual_fraction, unit_price_usd
+from planner.economics import unit_price_usd
 from planner.economics.addons import network_storage_usd_per_unit
+from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_fraction
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import rent_only
@@ -21,6 +22,9 @@ class Purchases(TypedDict):
     buy_index: tuple[Key, ...]
     price_usd: dict[Key, float]
     residual_fraction: dict[Key, float]
+    horizon_end_convention: str
+    residual_by_convention: dict[str, dict[Key, float]]
+    resale_curve: tuple[tuple[float, float], ...]
 
 
 class Existing(TypedDict):
@@ -37,8 +41,11 @@ class Fleet(TypedDict):
 
 
 def purchases(ctx: Context, useful: set[str]) -> Purchases:
-    """Purchases of useful hardware, from its release year, at the sites it may go to."""
+    """Purchases of useful hardware, from its release year, at the sites it may go to,
+    and the share of each price credited at the horizon end under every convention."""
     horizon_end = ctx.periods[-1].end
+    finance = ctx.scenario.finance
+    by_convention: dict[str, dict[Key, float]] = {c: {} for c in HORIZON_END_CONVENTIONS}
     buy_index: list[Key] = []
     price: dict[Key, float] = {}
     residual: dict[Key, float] = {}
@@ -54,9 +61,20 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
             price[(h, p.label)] = unit_price_usd(
                 choice, ctx.specs[h], p.start
             ) + network_storage_usd_per_unit(ctx.scenario, ctx.specs[h])
-            residual[(h, p.label)] = residual_fraction(p.start, life, horizon_end)
+            for convention, shares in by_convention.items():
+                shares[(h, p.label)] = horizon_end_fraction(
+                    convention, p.start, life, horizon_end, finance.wacc, finance.resale_curve
+                )
+            residual[(h, p.label)] = by_convention[finance.horizon_end][(h, p.label)]
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
-    return {"buy_index": tuple(buy_index), "price_usd": price, "residual_fraction": residual}
+    return {
+        "buy_index": tuple(buy_index),
+        "price_usd": price,
+        "residual_fraction": residual,
+        "horizon_end_convention": finance.horizon_end,
+        "residual_by_convention": by_convention,
+        "resale_curve": tuple(sorted((finance.resale_curve or {}).items())),
+    }
 
 
 def existing(ctx: Context) -> Existing:

@@ -198,6 +198,14 @@ class ModelData:
     """w → weight of its unserved share of tokens in the service objective."""
     run_priority: dict[str, float]
     """r → weight of its undone share of work in the service objective."""
+    horizon_end_convention: str = "straight_line"
+    """The horizon-end convention ``residual_fraction`` is priced under."""
+    residual_by_convention: dict[str, dict[Key, float]] = field(default_factory=dict)
+    """convention → (h, v) → share of the price credited at the horizon end under it
+    (planner.economics.horizon_end): the same plan re-priced under each."""
+    resale_curve: tuple[tuple[float, float], ...] = ()
+    """The scenario's resale curve, (age in years, share of price) pairs (empty: the
+    planner's default curve)."""
     objective: str = "min_cost"
     """The scenario's ``objective``: ``min_cost`` or ``max_profit``."""
     revenue_usd_per_mtok: dict[Key, float] = field(default_factory=dict)
