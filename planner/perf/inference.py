@@ -20,9 +20,13 @@ For one (model, hardware, workload):
    ``1 / decode_tput + r_in · (1 − h) · t_prefill_per_token``; the chosen layout is the
    one with the most output tokens/s per accelerator (ties: the earlier, so single-domain
    first). The row's replica, layout, batch, speed and binding describe it.
+   With ``slo_ttft_s`` the prompts are pushed through a chunked-prefill budget per
+   decode step instead (:mod:`planner.perf.ttft`), and a configuration counts only if
+   its TTFT meets the target too; ``ttft_s`` is the TTFT of the chosen configuration.
 4. Disaggregated serving uses ``decode_tokens_per_s_per_unit`` (the best decode-only
    configuration, whose ``g`` may differ from the colocated one) and
-   ``prefill_tokens_per_s_per_unit`` as separate capacities.
+   ``prefill_tokens_per_s_per_unit`` as separate capacities; with ``slo_ttft_s`` the
+   prefill rate is that of a pool run at the utilisation meeting it (``prefill_ttft_s``).
 
 Per unit = per replica × ``accelerators_per_unit / g`` (a replica larger than a unit
 spans several units). The ``precision`` column names what is served: the workload's
@@ -32,7 +36,8 @@ weights on fp8 tensor cores; ``w8a16``), never a precision the part cannot compu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +68,13 @@ from planner.perf.roofline import (
     replica_size,
 )
 from planner.perf.serving import ServingCase, ServingResult, not_servable, served_label
+from planner.perf.ttft import (
+    Prefill,
+    best_chunked,
+    queueing_factor,
+    time_shared_ttft_s,
+    utilisation_for,
+)
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario
@@ -96,6 +108,8 @@ INFERENCE_COLUMNS = [
     "prefill_tokens_per_s_per_unit",
     "binding",
     "layout",
+    "ttft_s",
+    "prefill_ttft_s",
 ]
 
 
@@ -129,6 +143,7 @@ class _Config:
     colocated_per_accelerator: float
     decode_per_replica: float
     colocated_per_replica: float
+    ttft_s: float = 0.0
 
     @property
     def g(self) -> int:
@@ -148,7 +163,9 @@ def _configure(
 
     None also when even the largest batch memory allows gives no more than ``beat``
     colocated tokens/s per accelerator (throughput rises with the batch, so no batch the
-    SLO allows could): the search then skips the layout.
+    SLO allows could): the search then skips the layout. With a TTFT SLO the chunked
+    configuration competes with the time-shared one, which counts for colocated serving
+    only if its own TTFT meets the SLO (else it keeps its decode rate, colocated 0).
     """
     context = case.mean_decode_context
     g = layout.accelerators
@@ -172,8 +189,34 @@ def _configure(
     def colocated_per_accelerator(batch: int, step_s: float) -> float:
         return 1.0 / (step_s / (batch * tau) + prefill_share * prefill_s_per_token / g) / g
 
-    if beat > 0 and colocated_per_accelerator(memory_limit, step.seconds(memory_limit)) <= beat:
-        return None, batch_one_speed
+    prefill = Prefill(
+        case.uncached_input_tokens, case.output_tokens_per_request, prefill_s_per_token, tau
+    )
+    chunked = None
+    if prefill.uncached_tokens > 0 and case.slo_ttft_s is not None:
+        chunked = _configure_chunked(step, layout, case, prefill, memory_limit, beat)
+    shared = None
+    if beat <= 0 or colocated_per_accelerator(memory_limit, step.seconds(memory_limit)) > beat:
+        shared = _configure_time_shared(step, layout, case, prefill, memory_limit)
+    decode = shared.decode_per_replica if shared is not None else 0.0
+    if shared is not None and shared.ttft_s > (case.slo_ttft_s or math.inf):
+        # too slow a first token; its decode rate still serves a disaggregated decode pool
+        shared = replace(shared, colocated_per_accelerator=0.0, colocated_per_replica=0.0)
+    if chunked is not None and (
+        shared is None or chunked.colocated_per_accelerator > shared.colocated_per_accelerator
+    ):
+        return replace(chunked, decode_per_replica=max(decode, chunked.decode_per_replica)), (
+            batch_one_speed
+        )
+    return shared, batch_one_speed
+
+
+def _configure_time_shared(
+    step: DecodeStep, layout: Layout, case: ServingCase, prefill: Prefill, memory_limit: int
+) -> _Config | None:
+    """Prefill batches between decode steps: the largest batch meeting the decode SLO,
+    replica-seconds per output token ``t_step / (B τ) + r_in (1 − h) p / g``."""
+    g, tau = layout.accelerators, case.tokens_per_step
     if case.concurrency_per_accelerator is not None:
         batch = min(max(1, round(g * case.concurrency_per_accelerator)), memory_limit)
     elif case.slo_tokens_per_s_per_user is None:
@@ -181,14 +224,51 @@ def _configure(
     else:
         batch = _largest_batch(step, memory_limit, case.slo_tokens_per_s_per_user, tau)
         if batch == 0:
-            return None, batch_one_speed
+            return None
     step_s = step.seconds(batch)
     binding = "memory capacity" if batch == memory_limit else step.binding(batch)
     decode = batch * tau / step_s
-    colocated = colocated_per_accelerator(batch, step_s) * g
-    return (
-        _Config(layout, batch, step_s, binding, colocated / g, decode, colocated),
-        batch_one_speed,
+    prefill_share = case.input_per_output * (1.0 - case.cache_hit_rate)
+    colocated = 1.0 / (step_s / (batch * tau) + prefill_share * prefill.seconds_per_token / g)
+    ttft = time_shared_ttft_s(prefill, g, batch, step_s)
+    return _Config(layout, batch, step_s, binding, colocated / g, decode, colocated, ttft)
+
+
+def _configure_chunked(
+    step: DecodeStep,
+    layout: Layout,
+    case: ServingCase,
+    prefill: Prefill,
+    memory_limit: int,
+    beat: float,
+) -> _Config | None:
+    """The best chunk budget and batch of ``layout`` under both SLOs
+    (:func:`planner.perf.ttft.best_chunked`); None when none meets them or when even
+    decode alone at the memory limit gives no more than ``beat`` per accelerator."""
+    g, tau = layout.accelerators, case.tokens_per_step
+    if beat > 0 and memory_limit * tau / step.seconds(memory_limit) / g <= beat:
+        return None
+    fixed = None
+    if case.concurrency_per_accelerator is not None:
+        fixed = min(max(1, round(g * case.concurrency_per_accelerator)), memory_limit)
+    slo_ttft = math.inf if case.slo_ttft_s is None else case.slo_ttft_s
+    chunked, _ = best_chunked(
+        step, prefill, memory_limit, case.slo_tokens_per_s_per_user, slo_ttft, fixed
+    )
+    if chunked is None:
+        return None
+    batch = chunked.batch
+    binding = "memory capacity" if batch == memory_limit else step.binding(batch)
+    output = chunked.output_tokens_per_s(tau)
+    return _Config(
+        layout,
+        batch,
+        chunked.step_s,
+        binding,
+        output / g,
+        batch * tau / step.seconds(batch),
+        output,
+        chunked.ttft_s,
     )
 
 
@@ -234,14 +314,17 @@ def serve(
     prefill_s = prefill_seconds_per_token(
         model, hw, case.precision, case.input_tokens_per_request, case.cache_hit_rate, efficiency
     )
-    prefill_per_accelerator = 1.0 / prefill_s
+    prefill_per_accelerator, prefill_ttft = _prefill_pool(case, layouts, prefill_s)
     smallest = min(x.accelerators for x in layouts)
     if hw.prefill_only:
-        return not_servable(
-            "prefill-only part: serves prefill in disaggregated serving, not decode",
-            "prefill only",
-            smallest,
-            prefill_per_accelerator,
+        return replace(
+            not_servable(
+                "prefill-only part: serves prefill in disaggregated serving, not decode",
+                "prefill only",
+                smallest,
+                prefill_per_accelerator,
+            ),
+            prefill_ttft_s=prefill_ttft,
         )
     best: _Config | None = None
     fastest, best_decode = 0.0, 0.0
@@ -252,15 +335,36 @@ def serve(
         if config is None:
             continue
         best_decode = max(best_decode, config.decode_per_replica / config.g)
-        if best is None or config.colocated_per_accelerator > best.colocated_per_accelerator:
+        if config.colocated_per_accelerator > 0 and (
+            best is None or config.colocated_per_accelerator > best.colocated_per_accelerator
+        ):
             best = config
+    ttft_missed = best is None and best_decode > 0  # the decode SLO holds, the TTFT one not
+    if ttft_missed and case.slo_ttft_s is not None:
+        lowest = _lowest_ttft(model, hw, case, layouts, efficiency, prefill_s)
+        return replace(
+            not_servable(
+                f"TTFT SLO of {case.slo_ttft_s:,.4g} s unreachable at "
+                f"{case.slo_tokens_per_s_per_user or 0.0:,.4g} tok/s/user: the fastest "
+                f"chunked prefill of {case.uncached_input_tokens:,.0f} prompt tokens "
+                f"takes {lowest:,.3g} s",
+                "latency",
+                smallest,
+                prefill_per_accelerator,
+            ),
+            decode_tokens_per_s_per_accelerator=best_decode,
+            prefill_ttft_s=prefill_ttft,
+        )
     if best is None:
         slo = case.slo_tokens_per_s_per_user or 0.0
-        return not_servable(
-            f"SLO of {slo:,.4g} tok/s/user unreachable: batch 1 gives {fastest:,.0f}",
-            "latency",
-            smallest,
-            prefill_per_accelerator,
+        return replace(
+            not_servable(
+                f"SLO of {slo:,.4g} tok/s/user unreachable: batch 1 gives {fastest:,.0f}",
+                "latency",
+                smallest,
+                prefill_per_accelerator,
+            ),
+            prefill_ttft_s=prefill_ttft,
         )
     return ServingResult(
         servable=True,
@@ -275,7 +379,54 @@ def serve(
         binding=best.binding,
         layout=best.layout.label,
         served_precision=served,
+        ttft_s=best.ttft_s,
+        prefill_ttft_s=prefill_ttft,
     )
+
+
+def _prefill_pool(
+    case: ServingCase, layouts: list[Layout], prefill_s: float
+) -> tuple[float, float]:
+    """``(uncached tokens/s per accelerator, TTFT s)`` of a disaggregated prefill replica:
+    the widest single-domain layout, ``S = U · p / g``; with a TTFT SLO it runs at the
+    utilisation :func:`~planner.perf.ttft.utilisation_for` allows (0 tokens/s when
+    ``S`` alone misses it), else flat out (TTFT reported as ``S``)."""
+    inside = [x.accelerators for x in layouts if x.domains == 1]
+    g = max(inside) if inside else min(x.accelerators for x in layouts)
+    service = case.uncached_input_tokens * prefill_s / g
+    if case.slo_ttft_s is None or service <= 0:
+        return 1.0 / prefill_s, service
+    rho = utilisation_for(service, case.slo_ttft_s)
+    return rho / prefill_s, service * queueing_factor(rho) if rho > 0 else service
+
+
+def _lowest_ttft(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    case: ServingCase,
+    layouts: list[Layout],
+    efficiency: Efficiency,
+    prefill_s: float,
+) -> float:
+    """The lowest colocated TTFT of any layout and chunk budget at batch 1."""
+    prefill = Prefill(
+        case.uncached_input_tokens, case.output_tokens_per_request, prefill_s, case.tokens_per_step
+    )
+    lowest = math.inf
+    for layout in layouts:
+        step = decode_step(
+            model,
+            hw,
+            layout,
+            case.precision,
+            case.kv_precision,
+            case.mean_decode_context,
+            efficiency,
+            case.draft_tokens,
+        )
+        _, low = best_chunked(step, prefill, 1, None, 0.0, fixed_batch=1)
+        lowest = min(lowest, low)
+    return lowest
 
 
 def _efficiency_source(
@@ -349,6 +500,8 @@ def inference_table(
                     **result.per_unit(hw),
                     "binding": result.binding,
                     "layout": result.layout,
+                    "ttft_s": result.ttft_s,
+                    "prefill_ttft_s": result.prefill_ttft_s,
                 }
             )
     frame = pd.DataFrame(rows, columns=INFERENCE_COLUMNS)

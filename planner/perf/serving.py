@@ -38,6 +38,8 @@ class ServingCase:
     """Speculative decoding / multi-token prediction: tokens drafted per step (0: off)."""
     acceptance_rate: float = 0.0
     """Probability each drafted token is accepted, given the ones before it were."""
+    slo_ttft_s: float | None = None
+    """Longest mean time to first token; None: no TTFT target (prefill time-shared)."""
 
     @property
     def tokens_per_step(self) -> float:
@@ -55,6 +57,11 @@ class ServingCase:
     def mean_decode_context(self) -> float:
         """``L = n_in + n_out / 2``: mean tokens attended to while decoding a request."""
         return self.input_tokens_per_request + self.output_tokens_per_request / 2.0
+
+    @property
+    def uncached_input_tokens(self) -> float:
+        """``U = n_in · (1 − h)``: prompt tokens a request must prefill."""
+        return self.input_tokens_per_request * (1.0 - self.cache_hit_rate)
 
     @property
     def input_per_output(self) -> float:
@@ -75,6 +82,7 @@ class ServingCase:
             context_tokens=workload.context_tokens,
             draft_tokens=workload.draft_tokens,
             acceptance_rate=workload.draft_acceptance_rate,
+            slo_ttft_s=workload.slo_ttft_s,
         )
 
 
@@ -104,6 +112,12 @@ class ServingResult:
     """The chosen layout, e.g. ``TP8`` or ``DEP32 over 4 nodes`` ("" when not servable)."""
     served_precision: str = ""
     """The precision served: the requested one where native, else ``w4a8`` etc."""
+    ttft_s: float = 0.0
+    """Colocated: mean time to first token of the chosen configuration
+    (:mod:`planner.perf.ttft`; 0 when not servable)."""
+    prefill_ttft_s: float = 0.0
+    """Disaggregated: mean TTFT of the prefill pool at the rate
+    ``prefill_tokens_per_s_per_accelerator`` (its service time when no TTFT SLO)."""
 
     def per_unit(self, hw: HardwareSpec) -> dict[str, float]:
         """Throughputs per purchased unit: per replica × ``accelerators / g``."""

@@ -342,6 +342,10 @@ class InferenceWorkload(_Section):
         PositiveFloat, meta(perf=True, unit="tokens/s per user")
     ] = 30.0
     """Minimum decode speed each user sees, output tokens/s."""
+    slo_ttft_s: Annotated[PositiveFloat | None, meta(perf=True, unit="s")] = None
+    """Longest mean time to first token, seconds (absent: no TTFT target). Colocated
+    serving then pushes prompts through a chunked-prefill budget per decode step;
+    disaggregated serving sizes the prefill pool so prompts finish within it."""
     peak_to_average: Annotated[float, meta(perf=False, unit="peak / average")] = Field(
         default=1.5, ge=1.0, le=10.0
     )
