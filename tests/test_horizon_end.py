@@ -82,3 +82,21 @@ def test_same_fleet_priced_under_every_convention(tmp_path: Path) -> None:
         )
     assert none - h["npv_cost_usd_annuity"] == pytest.approx(385_252.0, abs=1.0)
     assert check_plan(plan) == []
+
+
+def test_workbook_purchases_credit_the_plans_convention(tmp_path: Path) -> None:
+    """Under annuity the Purchases sheet holds the plan's share (a value, headed with the
+    convention), not the straight-line formula that would contradict the plan's NPV."""
+    import openpyxl
+
+    from planner.export.excel import write_workbook
+
+    text = SCENARIO.read_text().replace("finance: {", "finance: {horizon_end: annuity, ", 1)
+    path = tmp_path / "annuity.yaml"
+    path.write_text(text)
+    scenario = api.load(path)
+    out = write_workbook(api.plan(scenario), scenario, tmp_path / "annuity.xlsx")
+    ws = openpyxl.load_workbook(out)["Purchases"]
+    header = [c.value for c in ws[1]]
+    col = header.index("share of price credited at horizon end (annuity)") + 1
+    assert ws.cell(row=2, column=col).value == pytest.approx(HAND_SHARE["annuity"])

@@ -45,7 +45,11 @@ def write_purchases(book: Book, plan: Plan) -> None:
     def price(r: Row) -> str:
         return f"={book.ref(('price', r['hardware'], r[label]))}"
 
-    def residual_share(r: Row) -> str:
+    convention = str(plan.headline.get("horizon_end", "straight_line"))
+
+    def residual_share(r: Row) -> str | None:
+        if convention != "straight_line":
+            return None  # the plan's share under its convention, written as a value
         life = r.at("lifetime_years")
         return f"=MIN(1,MAX(0,{r.at('start_year')}+{life}-horizon_end)/{life})"
 
@@ -68,7 +72,12 @@ def write_purchases(book: Book, plan: Plan) -> None:
             cells.GENERAL,
             lambda r: f"={_hw(book, 'lifetime_years', r)}",
         ),
-        Column("residual_fraction", "life left at horizon end (share)", cells.PCT, residual_share),
+        Column(
+            "residual_fraction",
+            f"share of price credited at horizon end ({convention})",
+            cells.PCT,
+            residual_share,
+        ),
         Column(
             "residual_usd",
             "residual value (USD)",
