@@ -159,9 +159,7 @@ def plan_row(plan: Plan) -> Row:
         "first_year_buys": _first_year_buys(t["purchases"], first_year),
         "capex_by_hardware": _by(t["purchases"], "hardware", "capex_usd"),
         "rented_unit_years": _by(
-            rentals.assign(unit_years=rentals["units"] * rentals["length_years"]),
-            "hardware",
-            "unit_years",
+            rented_unit_years(rentals, t.get("commitments")), "hardware", "unit_years"
         ),
         "final_fleet_units": _by(last, "hardware", "units"),
         "unmet_inference_tokens": unmet,
@@ -187,3 +185,15 @@ def clean(value: Any) -> Any:
     if hasattr(value, "item") and not isinstance(value, str):
         return clean(value.item())
     return value
+
+
+def rented_unit_years(rentals: pd.DataFrame, commitments: pd.DataFrame | None) -> pd.DataFrame:
+    """Unit-years rented per row, on demand (``rentals``) and committed (``commitments``,
+    one row per period a commitment covers): a committed cloud-only platform is rented
+    too, though it appears in no on-demand row."""
+    parts = [rentals.assign(unit_years=rentals["units"] * rentals["length_years"])]
+    if commitments is not None and not commitments.empty:
+        parts.append(
+            commitments.assign(unit_years=commitments["units"] * commitments["length_years"])
+        )
+    return pd.concat([p[["hardware", "unit_years"]] for p in parts], ignore_index=True)

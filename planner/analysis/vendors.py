@@ -18,9 +18,9 @@ a single-vendor one: the table then says so in a note (within or beyond the runs
 tolerance), and never puts one run's figures on another's row.
 
 Costs are the real cost (NPV of cash costs) with the shortfall beside it; a row that
-leaves demand unmet says so. Hardware the catalog marks "Not sold" (cloud-only
-platforms such as TPU and Trainium, whose price is imputed) is flagged in
-``not_sold_hardware``: in reality it is rented, not bought.
+leaves demand unmet says so. Cloud-only hardware (``purchasable: false`` in the offers
+catalog, such as TPU and Trainium, unless the scenario says ``purchasable: true``) is
+flagged in ``not_sold_hardware``: the plan rents it (on demand or committed).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from planner.analysis.figures import (
 )
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import Row, SolveSettings, Task
+from planner.catalog import offer_catalog
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 
@@ -90,12 +91,12 @@ def vendor_tasks(
 
 
 def not_sold(scenario: Scenario) -> set[str]:
-    """Hardware the catalog notes as not sold (cloud-only; the price is imputed)."""
-    return {
-        h
-        for h, spec in hardware_specs(scenario).items()
-        if "not sold" in (spec.notes or "").lower()
-    }
+    """Hardware of the scenario the lab cannot buy: ``purchasable: false`` in the offers
+    catalog and not ``purchasable: true`` (a direct purchase deal) in the scenario."""
+    offers = offer_catalog()
+    deals = {h.id for h in scenario.hardware if h.purchasable is True}
+    listed = {h.id for h in scenario.hardware} | {r.hardware for r in scenario.rental}
+    return {h for h in listed if h in offers and not offers[h].purchasable and h not in deals}
 
 
 def vendor_table(
@@ -136,9 +137,7 @@ def vendor_table(
         record["hardware_bought"] = ", ".join(f"{h} × {u:g}" for h, u in sorted(bought.items()))
         flagged = sorted(cloud_only & {*bought, *(row.get("rented_unit_years") or {})})
         record["not_sold_hardware"] = (
-            f"{', '.join(flagged)}: cloud-only (rented in practice; price imputed)"
-            if flagged
-            else ""
+            f"{', '.join(flagged)}: cloud-only (rented; not sold to buy)" if flagged else ""
         )
         record["error"] = row.get("error")
         records.append(record)

@@ -18,8 +18,10 @@ from planner.analysis.alternatives import (
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.tasks import SOLVED, SolveSettings
 from planner.analysis.vendors import not_sold, vendor_table, vendor_tasks
+from planner.api import load
 from planner.results.checker import check_plan
 from planner.scenario import load_scenario
+from planner.scenario.resolve import hardware_specs
 
 TWO_VENDORS = """
 name: two-vendors
@@ -74,8 +76,11 @@ def test_all_vendors_is_never_dearer_than_one_vendor() -> None:
     assert not amd["demand_met"] and "mi" in amd["hardware_bought"]
     assert amd["shortfall"].startswith("unmet ")
     assert not_sold(scenario) == {"tpu-v6e-pod256", "tpu-ironwood-slice256", "trn2-ultraserver64"}
-    if by_vendor.loc["Google", "hardware_bought"]:
-        assert "cloud-only" in by_vendor.loc["Google", "not_sold_hardware"]
+    # Google and AWS can only rent (committed or on demand): their rows say so, though
+    # they buy nothing (committed rentals count as rented)
+    assert by_vendor.loc["Google", "hardware_bought"] == ""
+    assert by_vendor.loc["Google", "not_sold_hardware"].startswith("tpu-")
+    assert by_vendor.loc["AWS", "not_sold_hardware"].startswith("trn2-ultraserver64: cloud-only")
 
 
 def test_a_vendor_run_keeps_the_existing_fleet_but_buys_only_its_own(tmp_path: Path) -> None:
@@ -201,3 +206,33 @@ def test_alternatives_of_the_baseline() -> None:
     for alternative in found:
         assert alternative.objective_usd <= best * 1.02 * (1 + 1e-9)
         assert alternative.violations == []
+
+
+def test_not_sold_reads_the_offers_catalog_and_the_scenarios_purchase_deal() -> None:
+    scenario = load_scenario(SHIPPED / "vendor_shootout.yaml")
+    cloud = {"tpu-v6e-pod256", "tpu-ironwood-slice256", "trn2-ultraserver64"}
+    assert not_sold(scenario) == cloud
+    # A direct purchase deal makes a TPU buyable; its catalog notes still say "Not sold".
+    doc = scenario.model_dump(mode="python", exclude_none=True)
+    for h in doc["hardware"]:
+        if h["id"] == "tpu-v6e-pod256":
+            h["purchasable"] = True
+            h.pop("max_units_per_year", None)
+    dealt = load(doc)
+    assert "not sold" in (hardware_specs(dealt)["tpu-v6e-pod256"].notes or "").lower()
+    assert not_sold(dealt) == cloud - {"tpu-v6e-pod256"}
+    rows = [
+        {"label": "all vendors", "status": "optimal", "npv_cost_usd": 1.0, "units_bought": {}},
+        {
+            "label": "Google",
+            "status": "optimal",
+            "npv_cost_usd": 2.0,
+            "units_bought": {},
+            "rented_unit_years": {"tpu-v6e-pod256": 3.0},
+        },
+    ]
+    table, _ = vendor_table(rows, cloud_only=not_sold(scenario))
+    assert table["not_sold_hardware"].tolist() == [
+        "",
+        "tpu-v6e-pod256: cloud-only (rented; not sold to buy)",
+    ]
