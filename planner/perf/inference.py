@@ -150,6 +150,22 @@ class _Config:
         return self.layout.accelerators
 
 
+def _case_step(
+    case: ServingCase, model: ModelSpec, hw: HardwareSpec, layout: Layout, efficiency: Efficiency
+) -> DecodeStep:
+    """The decode step of ``case`` on ``layout`` at the case's mean decode context."""
+    return decode_step(
+        model,
+        hw,
+        layout,
+        case.precision,
+        case.kv_precision,
+        case.mean_decode_context,
+        efficiency,
+        case.draft_tokens,
+    )
+
+
 def _configure(
     model: ModelSpec,
     hw: HardwareSpec,
@@ -169,16 +185,7 @@ def _configure(
     """
     context = case.mean_decode_context
     g = layout.accelerators
-    step = decode_step(
-        model,
-        hw,
-        layout,
-        case.precision,
-        case.kv_precision,
-        context,
-        efficiency,
-        case.draft_tokens,
-    )
+    step = _case_step(case, model, hw, layout, efficiency)
     tau = case.tokens_per_step
     memory_limit = memory_batch_limit(model, hw, layout, case.precision, case.kv_precision, context)
     batch_one_speed = tau / step.seconds(1)
@@ -414,16 +421,7 @@ def _lowest_ttft(
     )
     lowest = math.inf
     for layout in layouts:
-        step = decode_step(
-            model,
-            hw,
-            layout,
-            case.precision,
-            case.kv_precision,
-            case.mean_decode_context,
-            efficiency,
-            case.draft_tokens,
-        )
+        step = _case_step(case, model, hw, layout, efficiency)
         _, low = best_chunked(step, prefill, 1, None, 0.0, fixed_batch=1)
         lowest = min(lowest, low)
     return lowest
