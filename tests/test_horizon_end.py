@@ -100,3 +100,6 @@ def test_workbook_purchases_credit_the_plans_convention(tmp_path: Path) -> None:
     header = [c.value for c in ws[1]]
     col = header.index("share of price credited at horizon end (annuity)") + 1
     assert ws.cell(row=2, column=col).value == pytest.approx(HAND_SHARE["annuity"])
+    summary = openpyxl.load_workbook(out)["Summary"]
+    texts = [str(c.value) for row in summary.iter_rows() for c in row if c.value is not None]
+    assert any("horizon end: annuity" in t for t in texts)  # stated next to the NPV
