@@ -23,6 +23,8 @@ class Solution:
     rent: dict[Any, float]
     y: dict[Any, float]
     x_train: dict[Any, float]
+    z_train: dict[Any, float]
+    """(r, h, s, u, p) → 1 for the chosen cluster size and start of a run with a duration."""
     x_inf: dict[Any, float]
     unmet_inf: dict[Any, float]
     unmet_train: dict[Any, float]
@@ -53,6 +55,7 @@ def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
         rent=_values(model.rent, False),
         y=_values(model.y, whole),
         x_train=_values(model.x_train, False),
+        z_train=_values(model.z_train, whole),
         x_inf=_values(model.x_inf, False),
         unmet_inf=_values(model.unmet_inf, False),
         unmet_train=_values(model.unmet_train, False),

@@ -18,6 +18,7 @@ from planner.optimize.constraints import (
     add_power,
     add_supply,
     add_training,
+    add_training_durations,
     add_vendor_share,
 )
 from planner.optimize.data import ModelData
@@ -28,6 +29,7 @@ FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]]
     ("fleet", add_fleet),  # installed stock: bought − retired + kept existing cohorts
     ("capacity", add_capacity),  # assigned ≤ availability · installed + rented
     ("training", add_training),  # completion in window, one cluster per run
+    ("training durations", add_training_durations),  # fixed cluster, size and start chosen
     ("inference", add_inference),  # peak demand served (colocated or prefill/decode)
     ("power", add_power),  # installed kW · PUE ≤ site cap (+ built and leased)
     ("datacenter", add_datacenter),  # grid interconnect, blocks per site, lease caps

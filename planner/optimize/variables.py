@@ -14,6 +14,8 @@ units (servers or racks); unmet inference in Mtok/day at peak; unmet training in
 * ``y[r,h,s]`` binary: run r sits on hardware h at site s (``(rented)`` for cloud).
 * ``x_train[r,h,s,t]`` continuous units of h at s training run r in t (a share of the
   period's unit-time; replicas are not rounded at fleet scale).
+* ``z_train[r,h,s,u,p]`` binary: run r with a duration runs on u units of h at s from
+  period p, the same units for its whole duration (continuous when ``relax``).
 * ``x_inf[w,role,h,t]`` continuous units of h serving workload w's role in t, wherever
   they are: inference is not tied to a site, so its units come from h's pool (every
   site with h, and rentals). Any pooled plan splits back into sites (each site's spare
@@ -50,6 +52,7 @@ class Vars:
     rent: VarDict
     y: VarDict
     x_train: VarDict
+    z_train: VarDict
     x_inf: VarDict
     unmet_inf: VarDict
     unmet_train: VarDict
@@ -76,6 +79,7 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
     )
     m.y = pyo.Var(list(d.train_choice_index), domain=choice)
     m.x_train = pyo.Var(list(d.train_index), domain=pyo.NonNegativeReals)
+    m.z_train = pyo.Var(list(d.train_menu_index), domain=choice)
     m.x_inf = pyo.Var(list(d.inf_index), domain=pyo.NonNegativeReals)
     m.unmet_inf = pyo.Var(
         list(d.demand_index),

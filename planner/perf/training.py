@@ -269,7 +269,12 @@ def cluster_size_for_window(
 
 
 def window_seconds(run: TrainingRun, availability: float) -> float:
-    """Seconds of available time in the run's window: whole years × 365.25 days × availability."""
+    """Seconds of available time in the run's window: whole years × 365.25 days × availability.
+
+    A run with ``duration_days`` has that many wall-clock days on a fixed cluster (spare
+    units for availability are the optimiser's, see :mod:`planner.perf.training_menu`)."""
+    if run.duration_days is not None:
+        return run.duration_days * SECONDS_PER_DAY
     first, last = run.window
     return (last - first + 1) * DAYS_PER_YEAR * SECONDS_PER_DAY * availability
 

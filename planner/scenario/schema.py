@@ -7,6 +7,7 @@ Each field's docstring says what it means and its unit.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
@@ -267,6 +268,18 @@ class ExistingFleet(_Section):
     """Year installed; units retire after the hardware's lifetime_years."""
 
 
+def _as_date(value: object) -> date | None:
+    """A date, or an ISO ``YYYY-MM-DD`` string read as one; anything else: None."""
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
 class TrainingRun(_Section):
     name: Annotated[Name, meta(perf=True)]
     """Run id."""
@@ -307,6 +320,34 @@ class TrainingRun(_Section):
     must_finish: Annotated[bool, meta(perf=False)] = False
     """Under ``objective: max_profit``, do as much of the run as the limits allow whatever
     it costs (as ``min_cost`` does), even when ``value_usd`` is given."""
+    duration_days: Annotated[PositiveFloat | None, meta(perf=True, unit="days")] = None
+    """Wall-clock days the run may take: the optimiser then picks its start and a fixed
+    cluster from a menu of sizes that finish within it (absent: the run spreads over
+    its window, any units in any period)."""
+    earliest_start: Annotated[date | None, meta(perf=False, unit="date")] = None
+    """With ``duration_days``: the first day the run may start (default: 1 January of
+    the window's first year)."""
+    deadline: Annotated[date | None, meta(perf=False, unit="date")] = None
+    """With ``duration_days``: the last day of the run (default: 31 December of the
+    window's last year)."""
+    cluster_menu_sizes: Annotated[int, meta(perf=True, unit="sizes")] = Field(default=3, ge=1, le=8)
+    """With ``duration_days``: how many cluster sizes the optimiser chooses from, the
+    smallest powers of two in units that finish within the duration."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _window_from_dates(cls, data: Any) -> Any:
+        """A run given by earliest start and deadline needs no window: it is their years."""
+        if isinstance(data, dict) and "window" not in data:
+            first, last = (_as_date(data.get(k)) for k in ("earliest_start", "deadline"))
+            if first is not None and last is not None:
+                return {**data, "window": [first.year, last.year]}
+        return data
+
+    @field_validator("earliest_start", "deadline", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        return _as_date(value) or value
 
     @field_validator("window")
     @classmethod

@@ -15,6 +15,7 @@ from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.power import add_power
 from planner.optimize.constraints.supply import add_supply
 from planner.optimize.constraints.training import add_training
+from planner.optimize.constraints.training_durations import add_training_durations
 from planner.optimize.constraints.vendor_share import add_vendor_share
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "add_power",
     "add_supply",
     "add_training",
+    "add_training_durations",
     "add_vendor_share",
 ]

@@ -25,10 +25,16 @@ def add_training(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     that would finish the whole run inside period t alone::
 
         x_train[r,h,s,t] ≤ (F_r / ρ[r,h,t]) · y[r,h,s]
+
+    Runs with a duration take their completion and link rows from
+    :func:`planner.optimize.constraints.training_durations.add_training_durations`.
     """
     x_train, y, unmet = var.x_train, var.y, var.unmet_train
     completion: dict[str, Row] = {}
+    fixed = set(d.train_duration_runs)  # completion and link: training_durations
     for r in d.runs:
+        if r in fixed:
+            continue
         terms = [
             (d.train_rate[(r, h, t)], x_train[(r, h, s, t)]) for h, s, t in d.train_terms.get(r, ())
         ]
@@ -41,5 +47,6 @@ def add_training(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     link: dict[tuple, Row] = {
         (r, h, s, t): (None, [(1.0, x_train[(r, h, s, t)]), (-big_m, y[(r, h, s)])], 0.0)
         for (r, h, s, t), big_m in d.train_big_m.items()
+        if r not in fixed
     }
     add_rows(m, "training_cluster_link", link, "only the chosen cluster works on the run")

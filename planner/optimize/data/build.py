@@ -14,6 +14,7 @@ from planner.optimize.data.model_data import ModelData
 from planner.optimize.data.procurement import commitments, datacenter
 from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sites import places, rentals, site_economics
+from planner.optimize.data.training_menu import training_menu
 from planner.optimize.data.value import service_value
 from planner.optimize.data.work import inference, training
 from planner.perf.workloads import serving_workloads
@@ -56,6 +57,7 @@ def build_data(
     where = places(ctx, owned["fleet_index"], rented["rent_index"])
     deadline.check("the model data (training)")
     train = training(ctx, rates["train_flops_per_s"], rates["train_zflop"], where["places"])
+    menu = training_menu(ctx, train["train_index"])
     deadline.check("the model data (inference)")
     serve = inference(ctx, rates["inf_tokens_per_s"], where["places"])
     deadline.check("the model data (lookups)")
@@ -103,6 +105,7 @@ def build_data(
         **datacenter(ctx),
         **where,
         **train,
+        **menu,
         **serve,
         **rows,
         **service_value(ctx),

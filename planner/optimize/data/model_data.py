@@ -213,6 +213,17 @@ class ModelData:
     see planner.economics.revenue)."""
     run_value_usd: dict[str, float] = field(default_factory=dict)
     """r → what finishing the run is worth, USD (absent: no value given)."""
+    train_duration_runs: tuple[str, ...] = ()
+    """Runs with ``duration_days``: a fixed cluster from a menu, for a fixed time."""
+    train_menu_index: tuple[Key, ...] = ()
+    """(r, h, s, u, p): run r on u units of h at s, starting in period p."""
+    train_menu_cover: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = field(default_factory=dict)
+    """(r, h, s, u, p) → ((t, units occupied on average over t), …)."""
+    train_menu_start: dict[Key, float] = field(default_factory=dict)
+    """(r, h, s, u, p) → start, fractional years."""
+    train_menu_size: dict[Key, Any] = field(default_factory=dict)
+    """(r, h, u) → :class:`planner.perf.training_menu.MenuSize` (goodput, days, FLOP/s)."""
+
     must_serve_workloads: frozenset[str] = frozenset()
     """Workloads ``max_profit`` serves as much as the limits allow (no price)."""
     must_finish_runs: frozenset[str] = frozenset()

@@ -8,6 +8,7 @@ from planner import deadline
 from planner.economics import tokens_per_day
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
+from planner.perf.training_menu import run_span_years
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.periods import PeriodLabel, rate_at
 from planner.units import MTOK, SECONDS_PER_YEAR, ZFLOP
@@ -52,6 +53,9 @@ def training(
     for run in ctx.scenario.training:
         r = run.name
         window = [p for p in ctx.periods if run.window[0] <= p.year <= run.window[1]]
+        if run.duration_days is not None:  # only the periods it may run in
+            first, last = run_span_years(run)
+            window = [p for p in window if p.start < last and first < p.start + p.length_years]
         windows[r] = (window[0].label, window[-1].label)
         years[r] = (run.window[0], run.window[1])
         for h in ctx.hardware:
