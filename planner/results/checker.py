@@ -23,6 +23,7 @@ from planner.economics import (
 )
 from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
+from planner.results.checker_training import check_fixed_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
 from planner.results.plan import Plan
@@ -59,6 +60,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_limits(plan)
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
+    out += check_fixed_clusters(t["training"], t["assignment_training"], t["periods"])
     problems, procurement = check_procurement(plan)
     out += problems
     out += _check_costs(plan, procurement)

@@ -13,6 +13,7 @@ from planner.economics import (
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
 from planner.results.tables import WHEN, frame, when
+from planner.results.training_runs import SCHEDULE_COLUMNS, chosen_clusters, run_schedules
 from planner.units import (
     MTOK,
     PFLOP,
@@ -76,8 +77,10 @@ def assignment_tables(
     """Units at work: training by run and place, inference as :func:`inference_by_place`
     splits it."""
     train = []
+    fixed = chosen_clusters(d, sol)  # a run with a duration works at its size's rate
     for (r, h, s, t), units in sol.x_train.items():
-        per_s = d.train_flops_per_s[(r, h)]
+        per_s = fixed[(r, h, s)]["flops_per_s_per_unit"] if (r, h, s) in fixed else None
+        per_s = per_s or d.train_flops_per_s[(r, h)]
         seconds = SECONDS_PER_YEAR * d.period_length[t]
         train.append(
             {
@@ -230,6 +233,7 @@ TRAINING_COLUMNS = [
     "penalty_year",
     "penalty_usd_per_pflop",
     "penalty_usd",
+    *SCHEDULE_COLUMNS,
 ]
 
 
@@ -237,6 +241,7 @@ def training_table(d: ModelData, sol: Solution, train: pd.DataFrame) -> pd.DataF
     """One row per run; the window in years, when it ran in periods and years."""
     rows = []
     position = {p.name: p.index for p in d.periods}
+    schedules = run_schedules(d, sol)
     for r in d.runs:
         mine = train[train["run"] == r]
         required = d.train_zflop[r] * ZFLOP
@@ -264,6 +269,7 @@ def training_table(d: ModelData, sol: Solution, train: pd.DataFrame) -> pd.DataF
                 "penalty_year": d.period(penalty).year,
                 "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
                 "penalty_usd": unmet / PFLOP * d.penalty_usd_per_pflop,
+                **schedules[r],
             }
         )
     return frame(rows, TRAINING_COLUMNS)

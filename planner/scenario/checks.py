@@ -21,6 +21,7 @@ from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
+from planner.scenario.training_checks import check_training_durations
 
 # Share of accelerator memory usable for weights and KV cache (the rest holds
 # activations, the runtime and fragmentation).
@@ -327,7 +328,7 @@ def check_scenario(
     """
     problems = check_unique_names(scenario) + check_catalog_rows(scenario)
     problems += check_references(scenario, withheld) + check_years(scenario, withheld)
-    problems += check_calibration_file(scenario, base_dir)
+    problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
         problems += check_procurement(scenario)
     return problems + check_models_fit(scenario, withheld)  # all in one pass
