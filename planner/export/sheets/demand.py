@@ -119,6 +119,10 @@ def write_training(book: Book, plan: Plan) -> None:
         Column("site", "site"),
         Column("first_period", "first period worked", cells.YEAR),
         Column("finish_period", "last period worked", cells.YEAR),
+        Column("start_date", "start (date)"),
+        Column("end_date", "end (date)"),
+        Column("cluster_accelerators", "cluster (accelerators, most used)", cells.THOUSANDS),
+        Column("accelerator_hours", "accelerator-hours", cells.THOUSANDS),
         Column("penalty_period", "penalty booked in (period)", cells.YEAR),
         Column(
             "penalty_usd",
