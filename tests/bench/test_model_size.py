@@ -37,6 +37,7 @@ VARIABLES = {
     # pretrain-01 (window 2029-2030: 8 quarters) + pretrain-02 (2030: 4) + rl-03 (2028:
     # 4) = 16 run-quarters x 26 places, less (8 + 4) quarters x 2 sites on tpu-v6e
     "x_train": 392,
+    "z_train": 0,  # no run of M has a duration_days: no (size, start) choices
     # (workload, hardware) pairs the perf model can serve x quarters: every workload on
     # all 12 types (wide expert parallelism over scale-out fits the large MoE models),
     # 24 quarters; the rl-03 rollouts on 12 types in 2028 (4 quarters): 10 x 288 + 48.
