@@ -62,6 +62,10 @@ CONSTRAINTS = {
     "training_completion": 3,  # one per run
     "training_one_cluster": 3,  # one per run
     "training_cluster_link": 392,  # one per x_train
+    # no run of M has a duration_days: the fixed-cluster rows are empty
+    "training_menu_choice": 0,
+    "training_fixed_cluster": 0,
+    "training_duration_completion": 0,
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
     "power": 48,  # 2 sites x 24 quarters
     "budget": 24,  # one per quarter
