@@ -72,3 +72,16 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
     chosen = {key for _, key in best.values()}
     for key, var in model.y.items():
         var.set_value(1.0 if key in chosen else 0.0, skip_validation=True)
+    _round_menu_choices(model, chosen)
+
+
+def _round_menu_choices(model: pyo.ConcreteModel, chosen: set[tuple]) -> None:
+    """A run with a duration on a chosen cluster takes the (size, start) the LP liked
+    most; its units per period follow from the fixed-cluster rows."""
+    best: dict[tuple, tuple[float, tuple]] = {}
+    for key, var in model.z_train.items():
+        if key[:3] in chosen and (var.value or 0.0) > best.get(key[:3], (-1.0, ()))[0]:
+            best[key[:3]] = (var.value or 0.0, key)
+    picked = {key for _, key in best.values()}
+    for key, var in model.z_train.items():
+        var.set_value(1.0 if key in picked else 0.0, skip_validation=True)

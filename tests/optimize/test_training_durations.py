@@ -147,3 +147,12 @@ def test_bad_durations_exit_2_with_the_path(tmp_path: Path, run_cli, changes, wh
     result = run_cli("run", _bad(tmp_path, **changes))
     assert result.code == 2, result.err
     assert where in result.err
+
+
+def test_lp_first_rounds_to_one_size_and_start() -> None:
+    """Rounding the LP picks one (size, start) per chosen cluster: the same plan."""
+    case = _deadline_case("2026-04-01")
+    case["solver"]["strategy"] = "lp-first"
+    plan = api.plan(api.load(case))
+    assert plan.tables["training"].iloc[0]["cluster_units"] == 2
+    assert check_plan(plan) == []
