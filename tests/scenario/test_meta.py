@@ -93,7 +93,14 @@ def test_units_and_perf_flags_read_from_paths() -> None:
         "priority",
         *prices,
     }
-    assert perf_free_fields(TrainingRun) == {"priority", "value_usd", "must_finish"}
+    # earliest_start and deadline move when a run may go, not how fast it trains
+    assert perf_free_fields(TrainingRun) == {
+        "priority",
+        "value_usd",
+        "must_finish",
+        "earliest_start",
+        "deadline",
+    }
     with pytest.raises(paths.PathError, match="no field 'wac'"):
         path_meta("finance.wac")
 
