@@ -23,7 +23,7 @@ from planner.economics import (
 )
 from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
-from planner.results.checker_training import check_fixed_clusters
+from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
 from planner.results.plan import Plan
@@ -118,12 +118,14 @@ def _check_capacity(plan: Plan) -> list[str]:
         for key, units in _sum(t[name], ["period", "hardware", "site"], "units").items():
             assigned[key] += units
     out = []
+
+    def available(period: str, h: str, s: str) -> float:
+        if s == RENTED:
+            return rented.get((period, h), 0.0)
+        return availability * owned.get((period, h, s), 0.0)
+
     for (period, h, s), units in assigned.items():
-        limit = (
-            rented.get((period, h), 0.0)
-            if s == RENTED
-            else availability * owned.get((period, h, s), 0.0)
-        )
+        limit = available(period, h, s)
         if not _at_most(units, limit):
             out.append(f"{period}: {units:.6g} units of {h} at {s} assigned, {limit:.6g} available")
     for row in t["rentals"].itertuples(index=False):
@@ -131,7 +133,7 @@ def _check_capacity(plan: Plan) -> list[str]:
             out.append(
                 f"{row.period}: {row.units:.6g} {row.hardware} rented, cap {row.max_units:.6g}"
             )
-    return out
+    return out + check_whole_clusters(t["training"], t["assignment_training"], available)
 
 
 def _check_limits(plan: Plan) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 DAYS_PER_YEAR = 365.25  # the period clock's year, restated: the checker imports no model code
@@ -52,5 +54,31 @@ def check_fixed_clusters(
                 out.append(
                     f"{row.run}: {units:g} units for {row.duration_days:.6g} days do "
                     f"{covered:.6g} FLOP < {need:.6g} required"
+                )
+    return out
+
+
+def check_whole_clusters(
+    training: pd.DataFrame, assignment: pd.DataFrame, available: Callable[[str, str, str], float]
+) -> list[str]:
+    """A run with a duration needs its whole cluster in every period it works in: the
+    fleet is constant inside a period, so ``cluster_units ≤ available(period, h, s)``
+    (availability × owned units, or rented + committed units at the rental site)."""
+    out: list[str] = []
+    if "fixed_cluster" not in training.columns:
+        return out
+    for row in training.itertuples(index=False):
+        if not bool(row.fixed_cluster) or pd.isna(row.cluster_units):
+            continue
+        mine = assignment[(assignment["run"] == row.run) & (assignment["units"] > 0)]
+        for period, h, s in {
+            (str(a), str(b), str(c))
+            for a, b, c in zip(mine["period"], mine["hardware"], mine["site"], strict=True)
+        }:
+            limit = available(period, h, s)
+            if float(row.cluster_units) > limit * (1 + _TOLERANCE) + _TOLERANCE:
+                out.append(
+                    f"{row.run}: a cluster of {row.cluster_units:g} units of {h} at {s} in "
+                    f"{period}, but only {limit:.6g} are available there"
                 )
     return out

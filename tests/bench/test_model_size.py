@@ -66,6 +66,7 @@ CONSTRAINTS = {
     "training_menu_choice": 0,
     "training_fixed_cluster": 0,
     "training_duration_completion": 0,
+    "training_whole_cluster": 0,
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
     "power": 48,  # 2 sites x 24 quarters
     "budget": 24,  # one per quarter

@@ -54,6 +54,9 @@ def test_llama_405b_plan_near_the_reported_run() -> None:
     # a yearly period: 2,048 units for 74.8 of 365.25 days is 419.6 units on average
     units = plan.tables["assignment_training"]["units"].sum()
     assert units == pytest.approx(2048 * 74.8404 / 365.25, rel=1e-4)
+    # ... but the fleet is constant inside the year, so the whole cluster must be bought
+    # (availability 1 in this scenario), not its 420-unit average
+    assert plan.tables["purchases"]["units"].sum() == 2048
     assert check_plan(plan) == []
 
 
@@ -105,6 +108,16 @@ def test_checker_sees_a_resized_cluster() -> None:
     work = plan.tables["assignment_training"]
     work.loc[work.index[0], "units"] *= 0.5
     assert any("occupies" in p for p in check_plan(plan))
+
+
+def test_checker_sees_a_cluster_bigger_than_the_fleet() -> None:
+    """Llama's 2,048-unit cluster on a fleet cut to the 420-unit yearly average (the
+    unit-years would fit, the cluster would not)."""
+    plan = api.plan(api.load(LLAMA))
+    assert check_plan(plan) == []
+    fleet = plan.tables["fleet"]
+    fleet.loc[fleet.index[0], "units"] = 420.0
+    assert any("a cluster of 2048 units" in p for p in check_plan(plan))
 
 
 def test_model_size_with_a_duration() -> None:

@@ -31,13 +31,10 @@ def add_capacity(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     freely: any pooled plan splits into sites by giving each site's spare units
     (after training) to inference.
     """
-    installed, rent = var.installed, var.rent
     x_train, x_inf = var.x_train, var.x_inf
 
     def available(h: str, s: str, t: object) -> list[Term]:
-        if s == RENTED:  # on demand and committed (constraints.commitments)
-            return [(-1.0, rent[(h, t)]), *committed_terms(d, var, h, t)]
-        return [(-d.availability, installed[(h, s, t)])]
+        return place_available(d, var, h, s, t)
 
     pooled: dict[tuple, Row] = {}
     for h, t in d.pool_index:
@@ -51,3 +48,11 @@ def add_capacity(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
         terms = [(1.0, x_train[(r, h, s, t)]) for r in d.train_at_unit[(h, s, t)]]
         per_place[(h, s, t)] = (None, [*terms, *available(h, s, t)], 0.0)
     add_rows(m, "training_capacity", per_place, "training units ≤ available units at a place")
+
+
+def place_available(d: ModelData, var: Vars, h: str, s: str, t: object) -> list[Term]:
+    """−(units of h available at place s in t) as row terms: α · installed when owned;
+    on demand plus committed rentals (constraints.commitments) at ``(rented)``."""
+    if s == RENTED:
+        return [(-1.0, var.rent[(h, t)]), *committed_terms(d, var, h, t)]
+    return [(-d.availability, var.installed[(h, s, t)])]

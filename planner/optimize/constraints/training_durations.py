@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
+from planner.optimize.constraints.capacity import place_available
 from planner.optimize.data import ModelData
 from planner.optimize.linear import Row, add_rows
 from planner.optimize.variables import Vars
@@ -19,6 +20,17 @@ def add_training_durations(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> Non
         Σ_{u,p} z[r,h,s,u,p] = y[r,h,s]                         (one size, one start)
         x_train[r,h,s,t] = Σ_{u,p} c[r,h,s,u,p,t] · z[r,h,s,u,p]  (the same units throughout)
         F_r · Σ_{h,s} y[r,h,s] + unmet_train[r] ≥ F_r          (a menu size finishes F_r)
+
+    and, because the installed fleet is constant inside a period, the whole cluster must
+    exist in every period the run touches, not only its average share (a 78-day run on
+    2,048 units in a yearly period needs 2,048 units available, though it occupies
+    2,048 · 78/365.25 unit-years of them)::
+
+        Σ_{u,p : choice covers t} u · z[r,h,s,u,p] ≤ α · installed[h,s,t]   (owned site s)
+        Σ_{u,p : choice covers t} u · z[r,(rented),u,p] ≤ rent[h,t] + committed units
+
+    (per run: two runs in one period may follow each other, so their clusters are not
+    summed; their unit-time is, in ``training_capacity``).
 
     Every size on the menu finishes the run's F_r FLOPs in its time, so the run is done
     exactly when a choice is made; ``training_one_cluster`` keeps Σ y ≤ 1.
@@ -43,6 +55,13 @@ def add_training_durations(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> Non
     for r, h, s in choice:
         completion[r][1].append((d.train_zflop[r], y[(r, h, s)]))
     add_rows(m, "training_duration_completion", completion, "a chosen size + unmet ≥ required")
+    whole: dict[tuple, Row] = {}
+    for key in d.train_menu_index:
+        r, h, s, units, _ = key
+        for t, _share in d.train_menu_cover[key]:
+            row = whole.setdefault((r, h, s, t), (None, place_available(d, var, h, s, t), 0.0))
+            row[1].append((float(units), z[key]))
+    add_rows(m, "training_whole_cluster", whole, "the chosen cluster exists in each period")
 
 
 def _menu_keys(d: ModelData) -> list[tuple]:
