@@ -166,3 +166,18 @@ def test_a_block_s_capex_counts_in_the_budget_of_the_period_it_is_paid(
     assert table.loc["2026", "capex_usd"] == pytest.approx(585_000.0 if paid_2026 else 0.0)
     assert table.loc["2026", "capex_usd"] <= budget_2026
     assert check_plan(result) == []
+
+
+def test_the_power_table_and_sheet_show_capacity_built_and_leased_beside_the_load() -> None:
+    from planner.export.excel import build_workbook
+
+    scenario = load("datacenter_build")
+    result = plan(scenario)
+    power = result.tables["power"]
+    # One 0.05 MW block powers on in 2027 (see datacenter_build.yaml); nothing is leased.
+    assert power["built_mw_it"].tolist() == pytest.approx([0.0, 0.05, 0.05])
+    assert power["leased_mw_it"].tolist() == [0.0, 0.0, 0.0]
+    ws = build_workbook(result, scenario).workbook["Power"]
+    headers = [c.value for c in next(ws.iter_rows(max_row=1))]
+    assert headers[2:4] == ["built (MW of IT)", "leased (MW of IT)"]
+    assert [ws.cell(row=r, column=3).value for r in (2, 3, 4)] == pytest.approx([0.0, 0.05, 0.05])
