@@ -89,6 +89,10 @@ def test_gb200_owned_cost_per_gpu_hour_matches_published_tco() -> None:
 
 
 def test_gigawatt_gb200_site_annual_cost_per_mw_matches_published_model() -> None:
+    # Epoch AI, "Servers account for 60% of the total cost of ownership of a one-gigawatt
+    # AI data center" (data insight, 2026-05-14, epoch.ai/data-insights/
+    # ai-datacenter-cost-breakdown): a 1 GW (IT) hyperscaler site of GB200 NVL72,
+    # capex annualised over 5 years (IT) and 14 years (facility): "$8.5 million/MW" a year.
     assert _gb200().site_usd_per_mw_year == pytest.approx(8.5e6, rel=0.25)
 
 

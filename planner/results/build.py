@@ -55,7 +55,9 @@ def build_plan(
     served = served_table(d, sol, inf)
     training = training_table(d, sol, train)
     procurement = procurement_tables(d, sol)
-    limits = limits_tables(d, purchases, fleet, duals)
+    builds = procurement.get("datacenter_builds")
+    dc_paid = {} if builds is None else builds.groupby("paid_period")["capex_usd"].sum().to_dict()
+    limits = limits_tables(d, purchases, fleet, duals, dc_paid)
     limits["power"] = with_built_capacity(
         limits["power"], procurement.get("datacenter_capacity"), (duals or {}).get("power", {})
     )

@@ -160,6 +160,9 @@ def _check_limits(plan: Plan) -> list[str]:
     purchases = t["purchases"]
     usd = purchases["units"] * purchases["price_usd"]
     spend = _sum(purchases.assign(usd=usd), ["period"], "usd")
+    builds = t.get("datacenter_builds")
+    for row in () if builds is None else builds.itertuples(index=False):
+        spend[(row.paid_period,)] = spend.get((row.paid_period,), 0.0) + row.capex_usd
     for row in t["budget"].itertuples(index=False):
         mine = spend.get((row.period,), 0.0)
         if pd.notna(row.budget_usd) and not _at_most(mine, row.budget_usd):

@@ -47,8 +47,12 @@ def limits_tables(
     purchases: pd.DataFrame,
     fleet: pd.DataFrame,
     duals: Duals | None = None,
+    datacenter_capex_usd: Mapping[str, float] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Power, budget, supply and vendor-share use against their limits.
+
+    The budget's capex is the purchases' plus ``datacenter_capex_usd`` (period label →
+    capex of the blocks paid in it), as in the budget row.
 
     Power, budget and supply bind as :func:`binds` says, with ``duals`` the LP
     relaxation's (the shadow prices'): the unit is the smallest one installable at the
@@ -85,7 +89,7 @@ def limits_tables(
     budget = []
     for t in d.labels:
         limit = d.budget_usd.get(t, float("nan"))
-        capex = float(spend.get(str(t), 0.0))
+        capex = float(spend.get(str(t), 0.0)) + (datacenter_capex_usd or {}).get(str(t), 0.0)
         prices = [d.price_usd[(h, t)] for h, _ in d.period_buys.get(t, ())]
         room = tiny * limit if d.relax else _smallest(prices, 0.0)
         budget.append(

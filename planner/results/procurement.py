@@ -202,12 +202,19 @@ def with_built_capacity(
     capacity: pd.DataFrame | None,
     duals: dict[Any, float] | None = None,
 ) -> pd.DataFrame:
-    """The power table with each building or leasing site's cap raised to its capacity;
-    it binds by :func:`binds` with the power row's LP dual (``duals`` by (site, period))."""
+    """The power table with each building or leasing site's cap raised to its capacity,
+    and the MW of critical IT built and leased there by then (``built_mw_it``,
+    ``leased_mw_it``, 0 at a site that does neither); it binds by :func:`binds` with
+    the power row's LP dual (``duals`` by (site, period))."""
     if capacity is None or capacity.empty or power.empty:
         return power
     cap = {(r.period, r.site): r.capacity_mw for r in capacity.itertuples(index=False)}
     power = power.copy()
+    for column, source in (("built_mw_it", "built_mw_it"), ("leased_mw_it", "leased_kw_it")):
+        got = {(r.period, r.site): getattr(r, source) for r in capacity.itertuples(index=False)}
+        scale = 1.0 if column == source else 1.0 / KW_PER_MW
+        keys = zip(power["period"], power["site"], strict=True)
+        power[column] = [got.get(k, 0.0) * scale for k in keys]
     for i, row in power.iterrows():
         key = (row["period"], row["site"])
         if key in cap:

@@ -148,3 +148,36 @@ def test_the_grid_limit_spreads_blocks_over_years() -> None:
     capacity = result.tables["datacenter_capacity"].assign(grid_mw_per_year=0.02)
     broken = dataclasses.replace(result, tables={**result.tables, "datacenter_capacity": capacity})
     assert any("grid limit" in p for p in check_plan(broken))
+
+
+@pytest.mark.parametrize(("budget_2026", "paid_2026"), [(600_000.0, True), (500_000.0, False)])
+def test_a_block_s_capex_counts_in_the_budget_of_the_period_it_is_paid(
+    budget_2026: float, paid_2026: bool
+) -> None:
+    # datacenter_build pays its one block ($11.7M/MW x 0.05 MW = $585,000) in 2026 and
+    # buys nothing else then: a 2026 budget of $600,000 holds it, $500,000 does not.
+    base = load("datacenter_build")
+    budget = base.budget.model_copy(update={"capex_usd": {2026: budget_2026, 2027: 1.0e9}})
+    scenario = base.model_copy(update={"budget": budget})
+    result = plan(scenario)
+    paid = result.tables["datacenter_builds"]["paid_period"].tolist()
+    assert ("2026" in paid) is paid_2026
+    table = result.tables["budget"].set_index("period")
+    assert table.loc["2026", "capex_usd"] == pytest.approx(585_000.0 if paid_2026 else 0.0)
+    assert table.loc["2026", "capex_usd"] <= budget_2026
+    assert check_plan(result) == []
+
+
+def test_the_power_table_and_sheet_show_capacity_built_and_leased_beside_the_load() -> None:
+    from planner.export.excel import build_workbook
+
+    scenario = load("datacenter_build")
+    result = plan(scenario)
+    power = result.tables["power"]
+    # One 0.05 MW block powers on in 2027 (see datacenter_build.yaml); nothing is leased.
+    assert power["built_mw_it"].tolist() == pytest.approx([0.0, 0.05, 0.05])
+    assert power["leased_mw_it"].tolist() == [0.0, 0.0, 0.0]
+    ws = build_workbook(result, scenario).workbook["Power"]
+    headers = [c.value for c in next(ws.iter_rows(max_row=1))]
+    assert headers[2:4] == ["built (MW of IT)", "leased (MW of IT)"]
+    assert [ws.cell(row=r, column=3).value for r in (2, 3, 4)] == pytest.approx([0.0, 0.05, 0.05])

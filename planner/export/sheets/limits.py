@@ -57,6 +57,11 @@ def write_power(book: Book, plan: Plan) -> None:
         ),
         Column("binding", "binding"),
     ]
+    if "built_mw_it" in frame:  # a site that builds or leases: its capacity beside the load
+        columns[2:2] = [
+            Column("built_mw_it", "built (MW of IT)", cells.DECIMAL2),
+            Column("leased_mw_it", "leased (MW of IT)", cells.DECIMAL2),
+        ]
     write_table(book, ws, "Power", frame, columns)
     cells.freeze_header(ws)
     book.fit_widths(ws)
