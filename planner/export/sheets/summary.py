@@ -157,7 +157,8 @@ def write_summary(
         "NPV of total cost of ownership",
         "=npv_tco",
         h["npv_cost_usd"],
-        "USD at the horizon start, excl. penalties; horizon end: "
+        f"USD at the horizon start, excl. penalties; {h.get('foresight', 'perfect foresight')}; "
+        "horizon end: "
         f"{h.get('horizon_end', 'straight_line')}; Costs sheet",
         cells.USD_SCALED,
     )
