@@ -45,6 +45,7 @@ from planner.optimize import (
     build_model,
     check_size,
     extract,
+    foresight,
     model_size,
     resolve,
     round_plan,
@@ -450,6 +451,12 @@ def _plan(
     deadline.check("the model data")
     data = build_data(scenario, *tables, relax=relax)
     stages = max_profit if data.objective == "max_profit" else min_cost
+    steps: list[dict[str, Any]] = []
+    if scenario.solver.foresight == "myopic":
+        fixed, steps = foresight.roll(
+            scenario, lambda cut, hook: _window(cut, tables, relax, options, _both(hook, extend))
+        )
+        extend = _both(fixed, extend)
     result, solution, size, service = stages(data, options, extend=extend)
     if solution is None:
         deadline.check("the solve")  # the run's limit cut the solve short
@@ -479,6 +486,8 @@ def _plan(
             **headline(result, size, relax=relax),
             **service_headline(service, result, service_scale(data)),
             **objective_headline(data, service),
+            "foresight": foresight.describe(scenario),
+            "foresight_solves": len(steps) or 1,
         },
         duals=duals,
         marginals=moved,
@@ -486,6 +495,20 @@ def _plan(
     )
     relief = relief_tables(data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options))
     return with_relief(data, result_plan, relief)
+
+
+def _window(
+    scenario: Scenario,
+    tables: Tables,
+    relax: bool,
+    options: SolverOptions,
+    extend: ModelHook,
+) -> tuple[ModelData, Solution | None]:
+    """One rolling solve of :mod:`planner.optimize.foresight`: ``scenario`` (a truncated
+    horizon) solved as the whole plan is, with the decisions so far fixed by ``extend``."""
+    data = build_data(scenario, *foresight.truncated_tables(tables, scenario), relax=relax)
+    stages = max_profit if data.objective == "max_profit" else min_cost
+    return data, stages(data, options, extend=extend)[1]
 
 
 def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:

@@ -56,7 +56,8 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     )
     p = plan.parameters
     out.print(
-        f"NPV cost ${h['npv_cost_usd']:,.0f} (horizon end: {h.get('horizon_end')}; cash costs "
+        f"NPV cost ${h['npv_cost_usd']:,.0f} ({h.get('foresight', 'perfect foresight')}; "
+        f"horizon end: {h.get('horizon_end')}; cash costs "
         "less residual, discounted at "
         f"wacc {p.get('wacc', float('nan')):g}); undiscounted cash cost (gross) "
         f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import BYTES_PER_PARAM
 from planner.errors import Problem
+from planner.scenario.foresight_checks import check_foresight
 from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
@@ -331,4 +332,5 @@ def check_scenario(
     problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
         problems += check_procurement(scenario)
+    problems += check_foresight(scenario)
     return problems + check_models_fit(scenario, withheld)  # all in one pass

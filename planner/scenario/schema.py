@@ -481,6 +481,14 @@ class Solver(_Section):
     it to whole units and keep that plan if it is within ``mip_gap`` of the relaxation's
     bound, else start the MILP from it (HiGHS only). ``auto``: ``lp-first`` for models of
     20,000 variables or more, else ``direct`` (see planner.optimize.strategy)."""
+    foresight: Annotated[Literal["perfect", "myopic"], meta(perf=False)] = "perfect"
+    """``perfect``: one solve over the whole horizon. ``myopic``: a rolling horizon that
+    decides ``step_years`` at a time seeing only ``window_years`` ahead, then evaluates
+    the whole horizon with those decisions fixed (planner.optimize.foresight)."""
+    window_years: Annotated[int, meta(perf=False, unit="years")] = Field(default=2, ge=1, le=30)
+    """Myopic foresight: years each rolling solve sees (from the first undecided year)."""
+    step_years: Annotated[int, meta(perf=False, unit="years")] = Field(default=1, ge=1, le=30)
+    """Myopic foresight: years decided and fixed by each rolling solve (≤ window_years)."""
 
     @field_validator("name")
     @classmethod

@@ -157,7 +157,9 @@ def write_summary(
         "NPV of total cost of ownership",
         "=npv_tco",
         h["npv_cost_usd"],
-        "USD at the horizon start, excl. penalties; horizon end: "
+        "USD at the horizon start, excl. penalties; "
+        + (f"{h['foresight']}; " if str(h.get("foresight", "")).startswith("myopic") else "")
+        + "horizon end: "
         f"{h.get('horizon_end', 'straight_line')}; Costs sheet",
         cells.USD_SCALED,
     )
