@@ -47,7 +47,10 @@ def test_run_table_format(run_cli, tmp_path: Path) -> None:
     assert "MILP finite difference" in stdout
     # Every headline figure states its convention next to it.
     flat = " ".join(stdout.split())
-    assert "(horizon end: straight_line; cash costs less residual, discounted at wacc 0.1);" in flat
+    assert (
+        "(perfect foresight; horizon end: straight_line; cash costs less residual, "
+        "discounted at wacc 0.1);"
+    ) in flat
     assert "at $1,000/Mtok unmet and $5/PFLOP of training not done" in flat
     assert "(straight-line book value at the horizon end, undiscounted)" in flat
     assert "priced under each horizon-end convention (not re-optimised)" in flat
