@@ -157,7 +157,7 @@ def _unmet_share(d: ModelData, sol: Solution, kind: str, subject: str, period: s
         need = d.train_zflop[subject]
         return sol.unmet_train.get(subject, 0.0) / need if need > 0 else 0.0
     t = next(label for label in d.labels if str(label) == period)
-    peak = d.demand_tokens_per_day[(subject, t)] * d.peak_to_average[subject]
+    peak = d.demand_peak[(subject, t, "output")] * MTOK
     return sol.unmet_inf.get((subject, t), 0.0) * MTOK / peak if peak > 0 else 0.0
 
 

@@ -176,19 +176,20 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
         unmet_peak = sol.unmet_inf.get((w, t), 0.0) * MTOK
         length = d.period_length[t]
         unmet_tokens = tokens_over_years(unmet_peak / p2a, length)
+        peak = d.demand_peak[(w, t, "output")] * MTOK
         rows.append(
             {
                 **when(d, t),
                 "workload": w,
                 "tokens_per_day": per_day,
                 "peak_to_average": p2a,
-                "peak_tokens_per_day": per_day * p2a,
+                "peak_tokens_per_day": peak,
                 "capacity_tokens_per_day": capacity[(w, str(t))],
                 "prefill_tokens_per_output_token": d.prefill_ratio[w],
                 "prefill_capacity_tokens_per_day": prefill[(w, str(t))],
                 "unmet_peak_tokens_per_day": unmet_peak,
-                "unmet_share": unmet_peak / (per_day * p2a) if per_day > 0 else 0.0,
-                "served_tokens": tokens_over_years((per_day * p2a - unmet_peak) / p2a, length),
+                "unmet_share": unmet_peak / peak if peak > 0 else 0.0,
+                "served_tokens": max(tokens_over_years(per_day, length) - unmet_tokens, 0.0),
                 "length_years": length,
                 "unmet_tokens": unmet_tokens,
                 "penalty_usd_per_mtok": d.penalty_usd_per_mtok,

@@ -23,8 +23,12 @@ Year-indexed inputs (a number, or ``{year: value}``, see :mod:`planner.scenario.
 reach a period by one of three rules, chosen by what the quantity *is*:
 
 * **Rates** (:func:`rate_at`) — prices (USD per unit, per kWh, per kW-year, per
-  accelerator-hour) and demand (``tokens_per_day``): the value at the period's start,
-  interpolated geometrically between given years at the fractional year. A rate is
+  accelerator-hour): the value at the period's start, interpolated geometrically
+  between given years at the fractional year. Demand (``tokens_per_day``, issue 17) is
+  read twice: capacity meets its highest value inside the period
+  (:func:`peak_rate_in`, for a growing series the value at the period's end), and
+  tokens served, energy and revenue use its average over the period
+  (:func:`mean_rate_in`, the integral of the interpolated series / the length). A rate is
   *not* divided by P: demand per day stays per day whatever the period length, and the
   objective multiplies per-year running costs by the period's length.
 * **Levels** (:func:`level_at`) — power caps and rental caps (``max_accelerators``): a
@@ -45,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from planner.scenario.series import YearValue, value_at
+from planner.scenario.series import YearValue, mean_over, peak_over, value_at
 
 
 class HorizonLike(Protocol):
@@ -145,6 +149,16 @@ def periods_alive(
 def rate_at(series: YearValue, period: Period) -> float:
     """A rate (price, tokens per day) in ``period``: geometric at its start, not divided."""
     return value_at(series, period.start, "geometric")
+
+
+def peak_rate_in(series: YearValue, period: Period) -> float:
+    """A demand rate's highest value inside ``period`` (its end value if it grows)."""
+    return peak_over(series, period.start, period.end)
+
+
+def mean_rate_in(series: YearValue, period: Period) -> float:
+    """A demand rate's average over ``period``: the integral of the geometric series."""
+    return mean_over(series, period.start, period.end)
 
 
 def level_at(series: YearValue, period: Period) -> float:

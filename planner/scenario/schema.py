@@ -47,6 +47,13 @@ class Horizon(_Section):
     periods_per_year: Annotated[Literal[1, 2, 4, 12], meta(perf=False, unit="periods")] = 1
     """Periods per year: 1 yearly, 2 half-years, 4 quarters, 12 months. Inputs stay per
     year; planner.scenario.periods says how each is spread over shorter periods."""
+    demand_within_period: Annotated[
+        Literal["start", "peak_average"], meta(perf=False, unit="choice")
+    ] = "start"
+    """How demand is read inside a period: ``start`` — its value at the period's start
+    (capacity and tokens alike); ``peak_average`` — capacity meets the highest value inside
+    the period (a growing series' end value) × peak_to_average, while tokens served,
+    energy and revenue use the period's average (issue 17)."""
 
     @property
     def year_list(self) -> list[int]:

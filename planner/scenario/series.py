@@ -40,6 +40,37 @@ def value_at(series: YearValue, year: float, fill: Fill) -> float:
     raise AssertionError("unreachable: year lies between the first and last points")
 
 
+def peak_over(series: YearValue, start: float, end: float) -> float:
+    """The highest value of a geometric ``series`` on ``[start, end]`` (fractional years).
+
+    Between given years the series is monotone, so the maximum lies at ``start``, ``end``
+    or a given year inside: for a growing series it is the value at ``end``.
+    """
+    inside = [float(y) for y in given_years(series) if start < y < end]
+    return max(value_at(series, y, "geometric") for y in [start, end, *inside])
+
+
+def mean_over(series: YearValue, start: float, end: float) -> float:
+    """The average of a geometric ``series`` over ``[start, end]``: its exact integral
+    divided by ``end − start``.
+
+    On a segment growing at the constant rate g = ln(v1/v0)/(y1 − y0), the integral from
+    a to b is (v(b) − v(a))/g (v(b − a) when g = 0); a segment with a zero neighbour is
+    linear and its integral is the trapezoid (v(a) + v(b))/2 · (b − a).
+    """
+    if end <= start:
+        return value_at(series, start, "geometric")
+    cuts = [start, *(float(y) for y in given_years(series) if start < y < end), end]
+    total = 0.0
+    for a, b in itertools.pairwise(cuts):
+        va, vb = value_at(series, a, "geometric"), value_at(series, b, "geometric")
+        if va > 0 and vb > 0 and not math.isclose(va, vb, rel_tol=1e-12):
+            total += (vb - va) / (math.log(vb / va) / (b - a))
+        else:
+            total += (va + vb) / 2 * (b - a)
+    return total / (end - start)
+
+
 def values_for(series: YearValue, years: Iterable[float], fill: Fill) -> dict[float, float]:
     """``{year: value}`` for each of ``years``."""
     return {y: value_at(series, y, fill) for y in years}

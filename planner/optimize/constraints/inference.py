@@ -12,7 +12,8 @@ from planner.optimize.variables import Vars
 def add_inference(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Serve each workload's peak demand in every period it is active.
 
-    Peak demand D[w,t] = tokens_per_day(t) · peak_to_average, in Mtok/day of output;
+    Peak demand D[w,t] = max_{y∈t} tokens_per_day(y) · peak_to_average (for a growing
+    series its value at the period's end), in Mtok/day of output;
     τ[w,role,h] is the Mtok/day one unit of h delivers at the workload's SLO (perf
     model, 86,400 s/day). Colocated serving (role ``serve``: decode and prefill share
     replicas, τ counts both)::

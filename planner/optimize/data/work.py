@@ -10,7 +10,7 @@ from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.perf.training_menu import run_span_years
 from planner.perf.workloads import active_years, serving_workloads
-from planner.scenario.periods import PeriodLabel, rate_at
+from planner.scenario.periods import PeriodLabel, mean_rate_in, peak_rate_in, rate_at
 from planner.units import MTOK, SECONDS_PER_YEAR, ZFLOP
 
 Places = dict[Key, tuple[str, ...]]
@@ -81,7 +81,7 @@ def training(
 
 
 def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> Inference:
-    """Demand rows at peak and the assignment keys that can serve them."""
+    """Demand rows at the period's peak (average for tokens) and the keys that serve them."""
     disaggregated = ctx.scenario.serving == "disaggregated"
     roles = ("prefill", "decode") if disaggregated else ("serve",)
     demand_index: list[Key] = []
@@ -104,12 +104,18 @@ def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> I
             deadline.check("the model data (inference)")
             if p.year not in years:
                 continue
-            tpd = rate_at(wl.tokens_per_day, p)  # a rate: per day whatever the period length
+            # a rate, per day whatever the period length; with peak_average: the average
+            # for tokens, the highest inside the period (a growing series' end) for capacity
+            if ctx.scenario.horizon.demand_within_period == "peak_average":
+                tpd = mean_rate_in(wl.tokens_per_day, p)
+                highest = peak_rate_in(wl.tokens_per_day, p)
+            else:
+                tpd = highest = rate_at(wl.tokens_per_day, p)
             demand_index.append((w, p.label))
             per_day[(w, p.label)] = tpd
             for stage, share in stages.items():
                 rows.append((w, p.label, stage))
-                peak[(w, p.label, stage)] = tpd * share * wl.peak_to_average / MTOK
+                peak[(w, p.label, stage)] = highest * share * wl.peak_to_average / MTOK
             for role in roles:
                 if role == "prefill" and "prefill" not in stages:
                     continue
