@@ -215,13 +215,26 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     purchasable: Annotated[bool | None, meta(perf=False)] = None
     """Whether the lab can buy it; absent = the offers catalog's (false for cloud-only
     systems, which are then rented only). ``true`` models a direct purchase deal."""
+    price_decline_per_year: Annotated[
+        float | None, Field(ge=0, lt=1), meta(perf=False, unit="fraction per year")
+    ] = None
+    """List-price decline of this SKU per year after the catalog ``price_year``, e.g. 0.1;
+    absent = 0 (no defensible public per-SKU source; not the cross-generation FLOP/$
+    trend). Applies to the catalog price only, never to a given ``price_usd`` path."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None
 
     def overrides(self) -> dict[str, Any]:
         """Catalog fields this choice sets, with scalar values only."""
-        skip = {"id", "price_usd", "max_units_per_year", "sites", "purchasable"}
+        skip = {
+            "id",
+            "price_usd",
+            "max_units_per_year",
+            "sites",
+            "purchasable",
+            "price_decline_per_year",
+        }
         out = {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in skip}
         if isinstance(self.price_usd, float | int):
             out["price_usd"] = float(self.price_usd)

@@ -85,6 +85,7 @@ def test_units_and_perf_flags_read_from_paths() -> None:
         "max_units_per_year",
         "sites",
         "purchasable",
+        "price_decline_per_year",
     }
     prices = {f"price_{kind}usd_per_mtok" for kind in ("", "input_", "cached_input_", "output_")}
     assert perf_free_fields(InferenceWorkload) == {
