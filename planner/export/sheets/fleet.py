@@ -22,8 +22,10 @@ from planner.economics import (
     rental_usd_per_accelerator_hour,
     site_rates,
 )
+from planner.economics.addons import network_storage_usd_per_unit
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
+from planner.export.sheets.catalog import unit_kw, unit_price
 from planner.results import Plan
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
@@ -43,7 +45,8 @@ def write_purchases(book: Book, plan: Plan) -> None:
     frame = frame.assign(start_year=frame[label].map(start))
 
     def price(r: Row) -> str:
-        return f"={book.ref(('price', r['hardware'], r[label]))}"
+        list_price = book.ref(("price", r["hardware"], r[label]))
+        return f"={unit_price(book, r['hardware'], list_price)}"
 
     convention = str(plan.headline.get("horizon_end", "straight_line"))
 
@@ -111,7 +114,9 @@ def fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     )
     specs = hardware_specs(scenario)
     basis = [
-        bought[(h, v)] if origin == "purchased" else specs[h].price_usd
+        bought[(h, v)]
+        if origin == "purchased"
+        else specs[h].price_usd + network_storage_usd_per_unit(scenario, specs[h])
         for h, v, origin in zip(fleet["hardware"], fleet["vintage"], fleet["origin"], strict=True)
     ]
     wacc = float(plan.parameters["wacc"])
@@ -154,8 +159,10 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
 
     def basis(r: Row) -> str:
         if r["origin"] == "purchased":
-            return f"={book.ref(('price', r['hardware'], r['vintage']))}"
-        return f"={_hw(book, 'price_usd', r)}"
+            list_price = book.ref(("price", r["hardware"], r["vintage"]))
+        else:
+            list_price = _hw(book, "price_usd", r)
+        return f"={unit_price(book, r['hardware'], list_price)}"
 
     def cost(per_year: str):
         return lambda r: f"={r.at('units')}*{r.at(per_year)}*{r.at('length_years')}"
@@ -177,7 +184,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             "power_kw_per_unit",
             "IT power (kW per unit)",
             cells.DECIMAL2,
-            lambda r: f"={_hw(book, 'power_kw', r)}",
+            lambda r: f"={unit_kw(book, r['hardware'])}",
         ),
         Column("pue", "PUE", cells.DECIMAL2, lambda r: site_ref("pue", r)),
         Column(

@@ -22,6 +22,7 @@ import pandas as pd
 from planner import economics
 from planner.export import cells
 from planner.export.sheets.book import Book, Column, Row, as_period, write_table
+from planner.export.sheets.catalog import unit_kw, unit_price
 from planner.export.sheets.fleet import crf_formula
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
@@ -80,6 +81,8 @@ def _unit_year(book: Book, hardware: str, year: int) -> str | None:
     if any(key not in book.refs for key in keys.values()):
         return None
     c = {name: book.ref(key) for name, key in keys.items()}
+    c["price"] = unit_price(book, hardware, c["price"])
+    c["kw"] = unit_kw(book, hardware)
     return (
         f"({c['price']}*{crf_formula(c['life'])}+{c['kw']}*{c['facility']}"
         f"+{c['kw']}*{c['pue']}*energy_hours_per_year*{c['electricity']}"
