@@ -19,6 +19,7 @@ import pytest
 from libreoffice import error_cells, recalculated, require_soffice
 
 from planner import economics
+from planner.economics.addons import network_storage_usd_per_unit, with_network_storage_power
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.costs import npv_at
 from planner.optimize import build_data
@@ -289,8 +290,9 @@ def _throughput_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str],
 def test_changing_a_hardware_price_moves_full_load_usd_per_mtok(
     baseline, edit: Edit, profile: Path, tmp_path: Path
 ) -> None:
-    """gb200-nvl72 at 1.5 × its 2026 price: its full-load $/Mtok is what
-    planner.economics.unit_cost charges at that price; other hardware stays."""
+    """gb200-nvl72 at 1.5 × its 2026 list price: its full-load $/Mtok is what
+    planner.economics.unit_cost charges at that price plus the unit's network and
+    storage (capex and power, which baseline counts); other hardware stays."""
     result, built = baseline
     scenario = load_scenario(REPO / "scenarios/baseline.yaml")
     address = built.refs[("price", "gb200-nvl72", 2026)]
@@ -298,10 +300,14 @@ def test_changing_a_hardware_price_moves_full_load_usd_per_mtok(
     edit(address, price)
     values = _recalculate(built, tmp_path, profile)
     spec = hardware_specs(scenario)["gb200-nvl72"]
+    assert scenario.finance.network_and_storage
+    addon_usd = network_storage_usd_per_unit(scenario, spec)
+    assert addon_usd > 0
+    (spec,) = with_network_storage_power(scenario, {spec.id: spec}).values()
     f = scenario.finance
     cost = economics.unit_cost(
         spec,
-        price_usd=price,
+        price_usd=price + addon_usd,
         wacc=f.wacc,
         pue=f.pue,
         electricity_usd_per_kwh=f.electricity_usd_per_kwh,
