@@ -6,6 +6,7 @@ Values of formula cells need a spreadsheet engine: see test_excel_recalc.py.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import openpyxl
@@ -131,7 +132,9 @@ def test_energy_cost_is_a_formula_of_kw_pue_hours_and_price(book: openpyxl.Workb
     for name in ("IT power (kW per unit)", "PUE", "electricity (USD/kWh)"):
         assert f"{headers[name]}2" in energy
     assert fleet[f"{headers['electricity (USD/kWh)']}2"].value.startswith("='Assumptions'!$E$")
-    assert fleet[f"{headers['IT power (kW per unit)']}2"].value.startswith("='Hardware'!")
+    # the system's kW plus its network and storage kW, both from the Hardware sheet
+    power = fleet[f"{headers['IT power (kW per unit)']}2"].value
+    assert re.fullmatch(r"=\('Hardware'!\$[A-Z]+\$\d+\+'Hardware'!\$[A-Z]+\$\d+\)", power)
 
 
 def test_native_charts(book: openpyxl.Workbook) -> None:

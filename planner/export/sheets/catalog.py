@@ -24,12 +24,8 @@ from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario
 
 ADDON_COLUMNS = (
-    Column(
-        "network_storage_usd_per_unit", "network_storage_usd_per_unit (in price)", cells.USD
-    ),
-    Column(
-        "network_storage_kw_per_unit", "network_storage_kw_per_unit (in power)", cells.DECIMAL2
-    ),
+    Column("network_storage_usd_per_unit", "network_storage_usd_per_unit (in price)", cells.USD),
+    Column("network_storage_kw_per_unit", "network_storage_kw_per_unit (in power)", cells.DECIMAL2),
 )
 HARDWARE_REFS = (
     "accelerators",
