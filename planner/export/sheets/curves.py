@@ -19,6 +19,7 @@ from __future__ import annotations
 import pandas as pd
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.chart.axis import ChartLines
+from openpyxl.chart.data_source import NumFmt
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -87,7 +88,6 @@ def curve_chart(ws: Worksheet, table: TableRef, block: pd.DataFrame) -> ScatterC
     """Tokens/s per accelerator against tok/s/user, one line per hardware (its servable
     points); None when no hardware serves any point."""
     chart = ScatterChart()
-    chart.style = 13
     x_col = table.columns["interactivity_tokens_per_s_per_user"]
     y_col = table.columns["output_tokens_per_s_per_accelerator"]
     positions = pd.Series(range(len(block)), index=block.index)
@@ -107,6 +107,10 @@ def curve_chart(ws: Worksheet, table: TableRef, block: pd.DataFrame) -> ScatterC
     chart.title = f"{block['workload'].iloc[0]}: throughput vs interactivity"
     chart.x_axis.title = "interactivity (output tokens/s per user)"
     chart.y_axis.title = "output tokens/s per accelerator"
+    chart.x_axis.scaling.min = 0
+    chart.x_axis.scaling.max = float(block["interactivity_tokens_per_s_per_user"].max())
+    chart.x_axis.numFmt = NumFmt(formatCode="0", sourceLinked=False)
+    chart.y_axis.numFmt = NumFmt(formatCode=cells.THOUSANDS, sourceLinked=False)
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.y_axis.majorGridlines = ChartLines()
