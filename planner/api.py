@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from planner import deadline
 from planner.errors import InputError, PlannerError
 from planner.export import excel
 from planner.export.atomic import write_atomically
@@ -140,9 +141,15 @@ def write_workbook(
 ) -> Path:
     """Write the analyst workbook of ``plan`` to ``path`` (atomically); return the path.
 
-    ``source`` names the scenario file on the Summary sheet.
+    ``source`` names the scenario file on the Summary sheet. The Curves sheet's
+    throughput-interactivity points are computed here (the perf model at a grid of
+    tok/s/user, :func:`planner.perf.curves.scenario_curves`), within the export's grace.
     """
-    return excel.write_workbook(plan, scenario, path, source=source)
+    from planner.perf.curves import scenario_curves  # the perf package is heavy; import late
+
+    with deadline.export_grace():
+        curves = scenario_curves(scenario)
+        return excel.write_workbook(plan, scenario, path, source=source, curves=curves)
 
 
 TABLE_FORMATS = ("csv", "parquet")

@@ -21,8 +21,9 @@ import pandas as pd
 
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.economics.unit_cost import unit_cost, usd_per_mtok
+from planner.perf.curves import serve_curve
 from planner.perf.efficiency import EfficiencyTable, resolve_efficiency
-from planner.perf.inference import ServingCase, serve, served_label
+from planner.perf.inference import ServingCase, served_label
 from planner.scenario.schema import Finance
 
 CURVE_COLUMNS = [
@@ -77,22 +78,20 @@ def curve_frame(
     speculative decoding (multi-token prediction) at every point.
     """
     rows = []
-    kv = "fp8" if precision == "fp4" else precision
+    case = ServingCase(
+        precision=precision,
+        kv_precision="fp8" if precision == "fp4" else precision,
+        input_tokens_per_request=input_tokens,
+        output_tokens_per_request=output_tokens,
+        context_tokens=input_tokens + output_tokens,
+        draft_tokens=draft_tokens,
+        acceptance_rate=acceptance_rate,
+    )
     for hw in hardware:
         efficiency = resolve_efficiency(calibration, hw.family, precision)
         yearly = usd_per_accelerator_year(hw)
-        for speed in interactivity:
-            case = ServingCase(
-                precision=precision,
-                kv_precision=kv,
-                input_tokens_per_request=input_tokens,
-                output_tokens_per_request=output_tokens,
-                slo_tokens_per_s_per_user=speed,
-                context_tokens=input_tokens + output_tokens,
-                draft_tokens=draft_tokens,
-                acceptance_rate=acceptance_rate,
-            )
-            result = serve(model, hw, case, efficiency)
+        results = serve_curve(model, hw, case, interactivity, efficiency)
+        for speed, result in zip(interactivity, results, strict=True):
             per_accelerator = result.output_tokens_per_s_per_accelerator
             rows.append(
                 {

@@ -50,6 +50,8 @@ TRAINING_SHOWN = [
     "accelerator_hours",
 ]
 
+TTFT_COLUMNS = ("ttft_s", "prefill_ttft_s")
+"""In the terminal table only when some workload sets ``slo_ttft_s`` (narrower otherwise)."""
 # Short headers for the terminal table (csv and json keep the full column names).
 INFERENCE_TABLE_HEADERS = {
     "workload": "workload",
@@ -64,6 +66,8 @@ INFERENCE_TABLE_HEADERS = {
     "decode_tokens_per_s_per_unit": "decode tok/s/unit",
     "prefill_tokens_per_s_per_unit": "prefill tok/s/unit",
     "binding": "binding",
+    "ttft_s": "ttft s",
+    "prefill_ttft_s": "prefill ttft s",
     "usd_per_accelerator_hour": "$/acc-h",
     "usd_per_mtok_output": "$/Mtok out",
     "reason": "reason",
@@ -167,7 +171,12 @@ def throughput(
         emit_json(document)
         return
     if fmt == "table":
-        inference = None if inference is None else _short(inference, INFERENCE_TABLE_HEADERS)
+        headers = {
+            k: v
+            for k, v in INFERENCE_TABLE_HEADERS.items()
+            if scenario.sets_ttft or k not in TTFT_COLUMNS
+        }
+        inference = None if inference is None else _short(inference, headers)
         training = None if training is None else _short(training, TRAINING_TABLE_HEADERS)
     if inference is not None:
         print_frame(inference, fmt, title=f"Inference throughput ({scenario.name}, {year} prices)")

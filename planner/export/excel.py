@@ -32,6 +32,7 @@ from planner.export.sheets.comparison import (
     write_fleet_comparison,
 )
 from planner.export.sheets.costs import write_costs
+from planner.export.sheets.curves import write_curves
 from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
 from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
 from planner.export.sheets.investment import write_investment
@@ -56,6 +57,7 @@ SHEETS = (
     "Models",
     "Throughput inference",
     "Throughput training",
+    "Curves",
     "TCO",
     "Fleet",
     "Purchases",
@@ -91,17 +93,21 @@ def build_workbook(
     *,
     source: str | Path | None = None,
     throughput: Throughput | None = None,
+    curves: pd.DataFrame | None = None,
 ) -> PlanWorkbook:
     """The workbook of ``plan`` (solved from ``scenario``, read from ``source``).
 
     ``throughput``: the perf model's (inference, training) tables to show; by default
     the ones the plan was solved with (:attr:`Plan.inference_throughput`), so the
-    workbook never reruns the perf model.
+    workbook never reruns the perf model. ``curves``: the throughput-interactivity
+    table of :func:`planner.perf.curves.scenario_curves` for the Curves sheet (no such
+    sheet without it; :func:`planner.api.write_workbook` computes it).
     """
     if throughput is None:
         throughput = (plan.inference_throughput, plan.training_throughput)
     marginals = "marginals" in plan.tables
-    book = Book.new([*SHEETS, "Marginals"] if marginals else SHEETS)
+    titles = [t for t in SHEETS if curves is not None or t != "Curves"]
+    book = Book.new([*titles, "Marginals"] if marginals else titles)
     tables = throughput
     steps: list[tuple[str, Callable[[], None]]] = [
         # inputs
@@ -109,6 +115,7 @@ def build_workbook(
         ("Hardware", lambda: write_hardware(book, scenario)),
         ("Models", lambda: write_models(book, scenario)),
         ("Throughput", lambda: write_throughput(book, scenario, *tables)),
+        *([("Curves", lambda: write_curves(book, scenario, curves))] if curves is not None else []),
         ("TCO", lambda: write_tco(book, scenario)),
         # the plan, each cost a formula of the inputs
         ("Purchases", lambda: write_purchases(book, plan)),
@@ -147,14 +154,16 @@ def write_workbook(
     *,
     source: str | Path | None = None,
     throughput: Throughput | None = None,
+    curves: pd.DataFrame | None = None,
 ) -> Path:
     """Build the workbook and save it to ``path`` atomically (ExportError on failure).
 
     The plan exists, so within a run's time limit the export may take
     :data:`planner.deadline.EXPORT_GRACE_S` seconds more (TimeLimitError after that).
+    ``throughput``, ``curves``: see :func:`build_workbook`.
     """
     with deadline.export_grace():
-        built = build_workbook(plan, scenario, source=source, throughput=throughput)
+        built = build_workbook(plan, scenario, source=source, throughput=throughput, curves=curves)
         deadline.check("saving the workbook")
         return save_workbook_atomically(built.workbook, path)
 

@@ -221,6 +221,7 @@ def _all_reduce(
     return model.layers * 2 * latency_us * MICROSECOND, per_token
 
 
+@lru_cache(maxsize=4096)
 def decode_step(
     model: ModelSpec,
     hw: HardwareSpec,
@@ -235,6 +236,8 @@ def decode_step(
     ``draft_tokens`` speculated per step (each adds one draft-layer launch).
 
     Raises ValueError when the hardware has no compute at ``precision`` or wider.
+    Cached (every argument is immutable): a throughput-interactivity curve asks for the
+    same step at each of its points, only the batch searched changes.
     """
     peak = peak_flops(hw, precision)
     # fp4 serving recipes pair NVFP4 experts with fp8 attention over the fp8 KV cache

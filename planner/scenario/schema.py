@@ -584,3 +584,9 @@ class Scenario(_Section):
     @classmethod
     def _procurement(cls, data: Any) -> Any:
         return complete_procurement(data)
+
+    @property
+    def sets_ttft(self) -> bool:
+        """Some inference workload sets ``slo_ttft_s`` (throughput tables then show the
+        TTFT columns; without a target they are left out to keep the tables narrow)."""
+        return any(w.slo_ttft_s is not None for w in self.inference)

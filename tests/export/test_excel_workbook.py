@@ -18,6 +18,7 @@ from planner.export import cells
 from planner.export.excel import SHEETS, build_workbook, write_workbook
 from planner.export.sheets.costs import CASH_ROW, PENALTIES
 from planner.export.sheets.summary import MEASURED
+from planner.perf.curves import scenario_curves
 from planner.pipeline import plan
 from planner.results import COST_CATEGORIES
 from planner.scenario import load_scenario
@@ -37,7 +38,7 @@ def solved():
 def book(solved, tmp_path_factory: pytest.TempPathFactory) -> openpyxl.Workbook:
     scenario, result = solved
     path = tmp_path_factory.mktemp("wb") / "baseline.xlsx"
-    write_workbook(result, scenario, path, source=BASELINE)
+    write_workbook(result, scenario, path, source=BASELINE, curves=scenario_curves(scenario))
     return openpyxl.load_workbook(path)
 
 

@@ -1,8 +1,10 @@
 """``Throughput inference`` and ``Throughput training``: the performance model's outputs.
 
 Per (workload, hardware): replica, batch at the SLO, tokens/s per user and per unit,
-what binds, and unit economics at the horizon start (USD per accelerator-hour and
-per million output tokens at full load, as ``planner throughput`` prints them). Per
+what binds, the time to first token (colocated, and of a disaggregated prefill pool;
+shown only when some workload sets ``slo_ttft_s``), and unit economics at the horizon
+start (USD per accelerator-hour and per million output tokens at full load, as
+``planner throughput`` prints them). Per
 (run, hardware): cluster, goodput, days to finish, tokens/s and FLOP/s per unit.
 
 The unit economics are formulas of the inputs, as :func:`planner.economics.unit_cost`
@@ -44,9 +46,13 @@ INFERENCE = [
     ("decode_tokens_per_s_per_unit", "decode only (tokens/s per unit)", cells.THOUSANDS),
     ("prefill_tokens_per_s_per_unit", "prefill (tokens/s per unit)", cells.THOUSANDS),
     ("binding", "binding", None),
+    ("ttft_s", "time to first token, colocated (s)", cells.DECIMAL2),
+    ("prefill_ttft_s", "time to first token, prefill pool (s)", cells.DECIMAL2),
     ("usd_per_accelerator_hour", "unit cost (USD per accelerator-hour)", cells.USD_CENTS),
     ("usd_per_mtok_output", "full-load cost (USD per Mtok output)", cells.USD_PER_MTOK),
 ]
+TTFT_COLUMNS = ("ttft_s", "prefill_ttft_s")
+"""Shown only when some workload sets ``slo_ttft_s`` (:attr:`Scenario.sets_ttft`)."""
 TRAINING = [
     ("run", "run", None),
     ("hardware", "hardware", None),
@@ -138,11 +144,12 @@ def write_throughput(
 ) -> None:
     year = scenario.horizon.start
     specs = hardware_specs(scenario)
+    spec = [c for c in INFERENCE if scenario.sets_ttft or c[0] not in TTFT_COLUMNS]
     _write(
         book,
         "Throughput inference",
         economics.price_inference_table(scenario, inference, year),
-        INFERENCE,
+        spec,
         f"Unit costs at {year} prices: capital recovery at the WACC over the lifetime plus "
         "energy, facility and maintenance; per Mtok at full load, prefill included.",
         _economics(book, year, set(economics.rent_only_rates(scenario, year, specs))),
