@@ -54,7 +54,9 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
     """
     for var in [*model.sell.values(), *model.sell_existing.values()]:
         if var.value is not None:  # down: a sale rounded down never sells more than held
-            var.set_value(float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True)
+            var.set_value(
+                float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True
+            )
     for group in (model.buy, model.kept, model.dc_build):
         for var in group.values():
             if var.value is not None:

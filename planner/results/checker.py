@@ -263,7 +263,9 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
         amounts[(row.period, "capex")] += row.units * row.price_usd
         bought_at = periods.loc[row.period, "start_year"]
         left = residual_share(plan, convention, bought_at, row.lifetime_years, end)
-        at_end = row.units - sum(u for _, u in sold.get((row.hardware, row.site, str(row.period)), []))
+        at_end = row.units - sum(
+            u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
+        )
         amounts[(last, "residual")] -= at_end * row.price_usd * left
     for key, usd in resale_amounts(plan).items():
         amounts[key] += usd

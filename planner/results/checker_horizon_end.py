@@ -71,7 +71,9 @@ def check_horizon_end(plan: Plan, rel: float = 1e-5) -> list[str]:
     sold = sold_through(plan)  # units sold early earn no horizon-end credit
     for row in plan.tables["purchases"].itertuples(index=False):
         bought_at = float(periods.loc[row.period, "start_year"])
-        at_end = row.units - sum(u for _, u in sold.get((row.hardware, row.site, str(row.period)), []))
+        at_end = row.units - sum(
+            u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
+        )
         for convention in HORIZON_END_CONVENTIONS:
             share = residual_share(plan, convention, bought_at, row.lifetime_years, end)
             credit[convention] += at_end * row.price_usd * share

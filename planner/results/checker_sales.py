@@ -37,11 +37,15 @@ def sales_rows(plan: Plan) -> pd.DataFrame:
 
 def sold_through(plan: Plan) -> dict[tuple[str, str, str], list[tuple[float, float]]]:
     """(hardware, site, purchase period) → [(start of the sale period, units sold)]."""
-    starts = dict(zip(plan.tables["periods"]["period"], plan.tables["periods"]["start_year"], strict=True))
+    starts = dict(
+        zip(plan.tables["periods"]["period"], plan.tables["periods"]["start_year"], strict=True)
+    )
     out: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
     for row in sales_rows(plan).itertuples(index=False):
         if row.origin == "purchased":
-            out[(row.hardware, row.site, row.vintage)].append((float(starts[row.period]), row.units))
+            out[(row.hardware, row.site, row.vintage)].append(
+                (float(starts[row.period]), row.units)
+            )
     return out
 
 
@@ -73,15 +77,11 @@ def check_sales(plan: Plan) -> list[str]:
     first_start = float(periods["start_year"].iloc[0])
     wacc = plan.parameters["wacc"]
     purchases = t["purchases"]
-    bought = {
-        (r.hardware, r.site, str(r.period)): r for r in purchases.itertuples(index=False)
-    }
+    bought = {(r.hardware, r.site, str(r.period)): r for r in purchases.itertuples(index=False)}
     fleet = t["fleet"].assign(vintage=t["fleet"]["vintage"].astype(str))
     held = fleet.groupby(["origin", "hardware", "site", "vintage", "period"])["units"].sum()
     held_at = {tuple(str(x) for x in k): float(v) for k, v in held.items()}
-    cohorts = {
-        (h, s, str(i)): float(u) for h, s, i, u in plan.parameters.get("existing_units", [])
-    }
+    cohorts = {(h, s, str(i)): float(u) for h, s, i, u in plan.parameters.get("existing_units", [])}
     sold = sold_through(plan)
     out: list[str] = []
     for row in sales.itertuples(index=False):
@@ -96,7 +96,11 @@ def check_sales(plan: Plan) -> list[str]:
             if purchase is None:
                 out.append(f"{what}: no such purchase")
                 continue
-            price, life, vintage_start = purchase.price_usd, purchase.lifetime_years, starts[row.vintage]
+            price, life, vintage_start = (
+                purchase.price_usd,
+                purchase.lifetime_years,
+                starts[row.vintage],
+            )
             if start <= vintage_start + EPS_YEARS:
                 out.append(f"{what}: sold no later than bought")
             previously = units_sold_by(sold[key], start) - row.units
@@ -120,7 +124,9 @@ def check_sales(plan: Plan) -> list[str]:
         share = curve_share(plan, start - vintage_start, life)
         proceeds = row.units * price * share
         factor = (1.0 + wacc) ** -(start - first_start)
-        if not _close(row.proceeds_usd, proceeds) or not _close(row.proceeds_pv_usd, proceeds * factor):
+        if not _close(row.proceeds_usd, proceeds) or not _close(
+            row.proceeds_pv_usd, proceeds * factor
+        ):
             out.append(f"{what}: proceeds {row.proceeds_usd:.6g} USD, recomputed {proceeds:.6g}")
     for key, rows in sold.items():
         purchase = bought.get(key)
@@ -145,6 +151,10 @@ def resale_amounts(plan: Plan) -> dict[tuple[str, str], float]:
             price, life = prices.get((row.hardware, row.site, row.vintage), (0.0, 0.0))
             age = starts[row.period] - starts[row.vintage]
         else:
-            price, life, age = row.price_usd, row.lifetime_years, starts[row.period] - float(row.vintage)
+            price, life, age = (
+                row.price_usd,
+                row.lifetime_years,
+                starts[row.period] - float(row.vintage),
+            )
         out[(row.period, "resale_proceeds")] -= row.units * price * curve_share(plan, age, life)
     return dict(out)

@@ -66,8 +66,17 @@ def sales_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     start = {p.label: p.start for p in d.periods}
     rows = []
 
-    def row(h: str, s: str, origin: str, vintage: object, p: object, units: float, price: float,
-            age: float, share: float) -> None:
+    def row(
+        h: str,
+        s: str,
+        origin: str,
+        vintage: object,
+        p: object,
+        units: float,
+        price: float,
+        age: float,
+        share: float,
+    ) -> None:
         proceeds = sale_proceeds_usd(units, price, share)
         rows.append(
             {
@@ -88,14 +97,35 @@ def sales_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         )
 
     for (h, s, v, p), units in sol.sell.items():
-        row(h, s, "purchased", v, p, units, d.price_usd[(h, v)], start[p] - start[v],
-            d.sale_share[(h, s, v, p)])
+        row(
+            h,
+            s,
+            "purchased",
+            v,
+            p,
+            units,
+            d.price_usd[(h, v)],
+            start[p] - start[v],
+            d.sale_share[(h, s, v, p)],
+        )
     for (h, s, i, p), units in sol.sell_existing.items():
-        row(h, s, "existing", i, p, units, d.existing_price_usd[(h, s, i)], start[p] - i,
-            d.sale_share_existing[(h, s, i, p)])
+        row(
+            h,
+            s,
+            "existing",
+            i,
+            p,
+            units,
+            d.existing_price_usd[(h, s, i)],
+            start[p] - i,
+            d.sale_share_existing[(h, s, i, p)],
+        )
     out = frame(rows, SALES_COLUMNS)
     position = {str(p.label): p.index for p in d.periods}
     order = out["period"].map(position) if len(out) else out["period"]
-    return out.assign(_o=order).sort_values(["_o", "hardware", "site"], kind="stable").drop(
-        columns="_o"
-    ).reset_index(drop=True)
+    return (
+        out.assign(_o=order)
+        .sort_values(["_o", "hardware", "site"], kind="stable")
+        .drop(columns="_o")
+        .reset_index(drop=True)
+    )
