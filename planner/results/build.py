@@ -125,7 +125,12 @@ def build_plan(
         "horizon_end": d.horizon_end_convention,
         "resale_curve": [list(point) for point in d.resale_curve],
         "sell_early": d.sell_early,
-        "existing_units": [[h, s, i, u] for (h, s, i), u in d.existing_units.items()],
+        # [hardware, site, installed, units, catalog price, lifetime]: the checker's
+        # base for existing units sold early.
+        "existing_fleet": [
+            [h, s, i, u, d.existing_price_usd[(h, s, i)], d.lifetime_years[h]]
+            for (h, s, i), u in d.existing_units.items()
+        ],
         "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
         "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
         "vendor_of_hardware": dict(d.vendor),

@@ -97,7 +97,7 @@ def _check_fleet(plan: Plan) -> list[str]:
             if alive and not _close(units, held):
                 out.append(
                     f"fleet shows {units} of the {held} {row.hardware} bought in "
-                    f"{row.period} at {row.site} held in {period}"
+                    f"{row.period} at {row.site} in {period}"
                 )
             if not alive and units:
                 out.append(f"{row.hardware} bought in {row.period} still in the fleet in {period}")

@@ -4,8 +4,9 @@ Each sale row: whole units (unless relaxed); no more than held of its vintage (a
 purchase: bought less sold before; an existing cohort: what the fleet held the period
 before, its size in the first period); the fleet after it (an existing cohort holds at
 most what it held before less what it sold; purchases are checked by the fleet check
-with the sales taken off, :func:`sold_through`); its price (a purchase's vintage price)
-and proceeds ``units × price × curve(age)`` with the curve read by ``numpy.interp``
+with the sales taken off, :func:`sold_through`); its price (a purchase's vintage price,
+an existing unit's catalog price from the plan's ``existing_fleet`` parameter) and
+proceeds ``units × price × curve(age)`` with the curve read by ``numpy.interp``
 (0 at or past the lifetime), discounted from the period start.
 """
 
@@ -65,6 +66,15 @@ def curve_share(plan: Plan, age: float, life: float) -> float:
     return float(np.interp(age, ages, [curve[a] for a in ages]))
 
 
+def _cohorts(plan: Plan) -> dict[tuple[str, str, str], tuple[float, float, float]]:
+    """(hardware, site, install year) → (units, catalog price, lifetime) of each existing
+    cohort, from the plan's ``existing_fleet`` parameter."""
+    return {
+        (h, s, str(i)): (float(u), float(price), float(life))
+        for h, s, i, u, price, life in plan.parameters.get("existing_fleet", [])
+    }
+
+
 def check_sales(plan: Plan) -> list[str]:
     """Every violation of the sales rows (the module docstring's list)."""
     sales = sales_rows(plan)
@@ -81,11 +91,14 @@ def check_sales(plan: Plan) -> list[str]:
     fleet = t["fleet"].assign(vintage=t["fleet"]["vintage"].astype(str))
     held = fleet.groupby(["origin", "hardware", "site", "vintage", "period"])["units"].sum()
     held_at = {tuple(str(x) for x in k): float(v) for k, v in held.items()}
-    cohorts = {(h, s, str(i)): float(u) for h, s, i, u in plan.parameters.get("existing_units", [])}
+    cohorts = _cohorts(plan)
     sold = sold_through(plan)
     out: list[str] = []
     for row in sales.itertuples(index=False):
-        what = f"sale of {row.units:g} {row.origin} {row.hardware} ({row.vintage}) at {row.site} in {row.period}"
+        what = (
+            f"sale of {row.units:g} {row.origin} {row.hardware} ({row.vintage}) "
+            f"at {row.site} in {row.period}"
+        )
         if not plan.parameters["relax"] and abs(row.units - round(row.units)) > 1e-6:
             out.append(f"{what}: not whole units")
         start = starts[row.period]
@@ -110,12 +123,12 @@ def check_sales(plan: Plan) -> list[str]:
                     f"({purchase.units:g} bought, {previously:g} sold before)"
                 )
         else:
-            price, life, vintage_start = row.price_usd, row.lifetime_years, float(row.vintage)
-            had = (
-                held_at.get(("existing", *key, before), 0.0)
-                if before is not None
-                else cohorts.get(key, 0.0)
-            )
+            if key not in cohorts:
+                out.append(f"{what}: no such existing cohort")
+                continue
+            size, price, life = cohorts[key]
+            vintage_start = float(row.vintage)
+            had = held_at.get(("existing", *key, before), 0.0) if before is not None else size
             now = held_at.get(("existing", *key, row.period), 0.0)
             if now + row.units > had + 1e-6:
                 out.append(f"{what}: {had:g} held before, {now:g} still in the fleet after")
@@ -146,15 +159,13 @@ def resale_amounts(plan: Plan) -> dict[tuple[str, str], float]:
         (r.hardware, r.site, str(r.period)): (r.price_usd, r.lifetime_years)
         for r in t["purchases"].itertuples(index=False)
     }
+    cohorts = _cohorts(plan)
     for row in sales_rows(plan).itertuples(index=False):
         if row.origin == "purchased":
             price, life = prices.get((row.hardware, row.site, row.vintage), (0.0, 0.0))
             age = starts[row.period] - starts[row.vintage]
         else:
-            price, life, age = (
-                row.price_usd,
-                row.lifetime_years,
-                starts[row.period] - float(row.vintage),
-            )
+            _, price, life = cohorts.get((row.hardware, row.site, row.vintage), (0.0, 0.0, 0.0))
+            age = starts[row.period] - float(row.vintage)
         out[(row.period, "resale_proceeds")] -= row.units * price * curve_share(plan, age, life)
     return dict(out)

@@ -137,7 +137,7 @@ def test_a_sale_missing_from_the_fleet_is_caught() -> None:
     fleet = plan.tables["fleet"].copy()
     fleet.loc[fleet["period"] == "2028", "units"] = 4.0  # as if the sold units came back
     bad = replace(plan, tables={**plan.tables, "fleet": fleet})
-    assert any("held in 2028" in p for p in check_plan(bad))
+    assert any("of the 1.0 h100-hgx bought in 2026 at dc in 2028" in p for p in check_plan(bad))
 
 
 def test_relaxed_plan_sells_and_checks() -> None:
