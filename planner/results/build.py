@@ -63,8 +63,9 @@ def build_plan(
         limits["power"], procurement.get("datacenter_capacity"), (duals or {}).get("power", {})
     )
     extra = procurement_amounts(procurement)
-    sales = sales_table(d, sol) if d.sell_early else None
-    costs = costs_table(d, purchases, fleet, rentals, served, training, extra, sales)
+    sales = sales_table(d, sol)  # empty unless finance.sell_early
+    credited = sales if d.sell_early else None
+    costs = costs_table(d, purchases, fleet, rentals, served, training, extra, credited)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
@@ -73,7 +74,7 @@ def build_plan(
         "purchases": purchases,
         "fleet": fleet,
         "rentals": rentals,
-        **({} if sales is None else {"sales": sales}),
+        "sales": sales,
         "assignment_training": train,
         "assignment_inference": inf,
         "utilisation": utilisation_table(d, fleet, rentals, train, inf),
@@ -108,7 +109,7 @@ def build_plan(
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
-    if sales is not None:
+    if d.sell_early:
         figures["resale_proceeds_usd"] = -float(costs.loc[resale, "usd"].sum())
         figures["units_sold"] = float(sales["units"].sum())
     if d.dc_build_index:  # capex above is the fleet's; the datacenter's is its own figure
