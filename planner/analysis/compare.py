@@ -22,6 +22,7 @@ from planner.export.charts import power_frame
 from planner.export.sheets.book import PERIOD, table
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.comparison import Comparison, Solved, difference_labels
+from planner.results.costs import RESALE
 from planner.units import MTOK
 
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
@@ -133,7 +134,10 @@ def compare(solved: Sequence[Solved]) -> Comparison:
     fleet = _with_differences(fleet, labels)
 
     pv = [s.plan.tables["costs"].groupby("category")["usd_pv"].sum() for s in solved]
-    costs = pd.concat(pv, axis=1, keys=labels).reindex(list(COST_CATEGORIES)).fillna(0.0)
+    categories = list(COST_CATEGORIES)
+    if any(RESALE in p.index for p in pv):  # early sales: their credit after the residual
+        categories.insert(categories.index("residual") + 1, RESALE)
+    costs = pd.concat(pv, axis=1, keys=labels).reindex(categories).fillna(0.0)
     costs.loc["total excl. penalties"] = costs.drop(index=list(PENALTIES)).sum()
     costs = costs.rename_axis("category").reset_index()
     costs = _with_differences(costs, labels)

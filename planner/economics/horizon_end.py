@@ -78,6 +78,24 @@ def resale_share(age_years: float, curve: Mapping[float, float]) -> float:
     return float(points[-1][1])
 
 
+def sale_share(
+    age_years: float, lifetime_years: float, curve: Mapping[float, float] | None = None
+) -> float:
+    """Share of its price a unit of ``age_years`` fetches when sold: the resale curve
+    (``curve``, or :data:`DEFAULT_RESALE_CURVE` when None) inside its life, 0 at or past
+    its lifetime (it is retired, not sold). The one rule behind ``horizon_end:
+    resale_curve`` and the proceeds of ``finance.sell_early``."""
+    if age_years >= lifetime_years:
+        return 0.0
+    return resale_share(age_years, DEFAULT_RESALE_CURVE if curve is None else curve)
+
+
+def sale_proceeds_usd(units: float, price_usd: float, share: float) -> float:
+    """Cash from selling ``units`` of price ``price_usd`` at resale ``share``:
+    ``units × price × share`` (the objective's and the Sales table's one formula)."""
+    return units * price_usd * share
+
+
 def annuity_balance_fraction(rate: float, lifetime_years: float, age_years: float) -> float:
     """Outstanding share of a capital-recovery annuity of ``lifetime_years`` after
     ``age_years``: ``((1+r)^L − (1+r)^a) / ((1+r)^L − 1)``; ``(L − a)/L`` at r = 0;
@@ -107,7 +125,5 @@ def horizon_end_fraction(
     if convention == "none":
         return 0.0
     if convention == "resale_curve":
-        if age >= lifetime_years:
-            return 0.0
-        return resale_share(age, DEFAULT_RESALE_CURVE if curve is None else curve)
+        return sale_share(age, lifetime_years, curve)
     raise ValueError(f"unknown horizon-end convention {convention!r}")

@@ -31,8 +31,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, TableRef, criterion, sum_where, table
-from planner.export.sheets.costs import CASH_ROW, LABELS, PENALTIES
-from planner.results import COST_CATEGORIES, Plan
+from planner.export.sheets.costs import CASH_ROW, PENALTIES, sheet_categories
+from planner.results import Plan
 from planner.units import MTOK
 
 TITLE = "Charts"
@@ -143,7 +143,7 @@ def cost_frame(plan: Plan) -> pd.DataFrame:
     """Cash cost (USD): one row per period, one column per category."""
     costs = table(plan, "costs")
     wide = costs.pivot_table(index=PERIOD, columns="category", values="usd", aggfunc="sum")
-    return wide.reindex(index=_labels(plan), columns=list(COST_CATEGORIES)).fillna(0.0)
+    return wide.reindex(index=_labels(plan), columns=list(sheet_categories(plan))).fillna(0.0)
 
 
 def power_frame(plan: Plan) -> pd.DataFrame:
@@ -228,7 +228,7 @@ def cost_chart(book: Book, plan: Plan, width: float = 18, height: float = 9) -> 
             min_col=1,
             max_col=1 + periods,
             min_row=CASH_ROW,
-            max_row=CASH_ROW + len(LABELS) - 1 - len(PENALTIES),
+            max_row=CASH_ROW + len(sheet_categories(plan)) - 1 - len(PENALTIES),
         ),
         from_rows=True,
         titles_from_data=True,

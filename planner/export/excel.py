@@ -38,6 +38,7 @@ from planner.export.sheets.fleet import write_fleet, write_purchases, write_rent
 from planner.export.sheets.investment import write_investment
 from planner.export.sheets.limits import write_budget, write_power, write_supply
 from planner.export.sheets.page import chart_anchor, set_up_page
+from planner.export.sheets.sales import has_sales, write_sales
 from planner.export.sheets.shadow import write_marginals, write_shadow_prices
 from planner.export.sheets.summary import write_summary
 from planner.export.sheets.tco import write_tco
@@ -106,7 +107,10 @@ def build_workbook(
     if throughput is None:
         throughput = (plan.inference_throughput, plan.training_throughput)
     marginals = "marginals" in plan.tables
+    sold = has_sales(plan)
     titles = [t for t in SHEETS if curves is not None or t != "Curves"]
+    if sold:  # after Purchases
+        titles.insert(titles.index("Purchases") + 1, "Sales")
     book = Book.new([*titles, "Marginals"] if marginals else titles)
     tables = throughput
     steps: list[tuple[str, Callable[[], None]]] = [
@@ -119,6 +123,7 @@ def build_workbook(
         ("TCO", lambda: write_tco(book, scenario)),
         # the plan, each cost a formula of the inputs
         ("Purchases", lambda: write_purchases(book, plan)),
+        *([("Sales", lambda: write_sales(book, plan))] if sold else []),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
         ("Rentals", lambda: write_rentals(book, plan, scenario)),
         ("Assignment", lambda: write_assignment(book, plan, scenario)),

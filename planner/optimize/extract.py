@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyomo.environ as pyo
@@ -34,6 +34,10 @@ class Solution:
     cost_usd: float
     """The model's ``cost`` (NPV cost plus penalties, USD) at this solution, also when
     another objective was solved for (see :mod:`planner.optimize.mga`)."""
+    sell: dict[Any, float] = field(default_factory=dict)
+    """(h, s, v, p) → purchased units sold at the start of p (``finance.sell_early``)."""
+    sell_existing: dict[Any, float] = field(default_factory=dict)
+    """(h, s, i, p) → existing units sold at the start of p."""
 
 
 def _values(var: pyo.Var, integer: bool) -> dict[Any, float]:
@@ -63,4 +67,6 @@ def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
         dc_build=_values(model.dc_build, whole),
         dc_lease=_values(model.dc_lease, False),
         cost_usd=float(pyo.value(model.cost.expr)) * USD_SCALE,
+        sell=_values(model.sell, whole),
+        sell_existing=_values(model.sell_existing, whole),
     )

@@ -10,7 +10,8 @@ the decisions of the years c_k … c_k + S − 1 (all the remaining years once i
 reaches yN). The decisions fixed are the commitments a planner cannot undo later
 (:data:`DECISIONS`): purchases ``buy``, existing units kept (so retirements)
 ``kept``, committed rentals ``commit``, datacenter blocks ``dc_build`` and leases
-``dc_lease``; rentals by the hour, training placement and serving stay free.
+``dc_lease``, and early sales ``sell`` and ``sell_existing`` (``finance.sell_early``);
+rentals by the hour, training placement and serving stay free.
 
 Each truncated solve is the scenario with its horizon cut at the window's end, so its
 objective values the units still alive there by the scenario's own horizon-end
@@ -39,7 +40,7 @@ from planner.scenario.schema import Scenario
 
 log = logging.getLogger("planner.optimize")
 
-DECISIONS = ("buy", "kept", "commit", "dc_build", "dc_lease")
+DECISIONS = ("buy", "kept", "commit", "dc_build", "dc_lease", "sell", "sell_existing")
 """Variable families a rolling step fixes; the period is the last element of each index."""
 
 Decided = dict[str, dict[Any, float]]
@@ -143,6 +144,8 @@ def _keys(data: ModelData, family: str) -> Any:
         "commit": data.commit_index,
         "dc_build": data.dc_build_index,
         "dc_lease": data.dc_lease_index,
+        "sell": data.sell_index,
+        "sell_existing": data.sell_existing_index,
     }
     return index[family]
 

@@ -16,6 +16,7 @@ from planner.optimize.constraints import (
     add_fleet,
     add_inference,
     add_power,
+    add_sales,
     add_supply,
     add_training,
     add_training_durations,
@@ -27,6 +28,7 @@ from planner.optimize.variables import Vars, add_variables
 
 FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]], ...] = (
     ("fleet", add_fleet),  # installed stock: bought − retired + kept existing cohorts
+    ("sales", add_sales),  # units sold early ≤ units held (finance.sell_early)
     ("capacity", add_capacity),  # assigned ≤ availability · installed + rented
     ("training", add_training),  # completion in window, one cluster per run
     ("training durations", add_training_durations),  # fixed cluster, size and start chosen

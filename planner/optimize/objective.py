@@ -24,6 +24,11 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
 * commitments, datacenter blocks and leases: see :mod:`constraints.commitments` and
   :mod:`constraints.datacenter` (paid over their term inside the horizon; blocks at
   construction start, less their residual value);
+* resale proceeds (``finance.sell_early``): a unit sold at the start of p is credited
+  ``DF_p · price · share(age)`` (:func:`planner.economics.horizon_end.sale_share`); a
+  sold purchase also gives back its residual credit (``+ DF_end · f · price``) and the
+  maintenance of its life after p (energy and facility leave with ``installed``,
+  an existing unit's maintenance with ``kept``);
 * P_inf is ``penalties.unmet_inference_usd_per_mtok`` per Mtok of demand left unserved
   (the unmet share of peak capacity is charged as that share of the period's tokens:
   unmet_inf is peak Mtok/day, so /p2a gives average Mtok/day); P_train is
@@ -47,6 +52,7 @@ from typing import Any
 import pyomo.environ as pyo
 
 from planner.economics import maintenance_usd_per_unit_year
+from planner.economics.horizon_end import sale_proceeds_usd
 from planner.optimize.constraints.commitments import commitment_coefficients
 from planner.optimize.constraints.datacenter import datacenter_coefficients
 from planner.optimize.data import Key, ModelData
@@ -88,6 +94,23 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         for h, s, i, t in d.existing_index
     }
     rent = {k: df[k[1]] * length[k[1]] * d.rent_usd_per_unit_year[k] for k in d.rent_index}
+    sell: dict[Key, float] = {}
+    for h, s, v, p in d.sell_index:
+        price = d.price_usd[(h, v)]
+        last = min(position[v] + round(d.lifetime_years[h] * d.periods_per_year), count)
+        sell[(h, s, v, p)] = (
+            -df[p] * sale_proceeds_usd(1.0, price, d.sale_share[(h, s, v, p)])
+            + d.discount_factor_end * d.residual_fraction[(h, v)] * price
+            - maintenance_usd_per_unit_year(price, d.maintenance_fraction)
+            * (years_pv[last] - years_pv[position[p]])
+        )
+    sell_existing = {
+        (h, s, i, p): -df[p]
+        * sale_proceeds_usd(
+            1.0, d.existing_price_usd[(h, s, i)], d.sale_share_existing[(h, s, i, p)]
+        )
+        for h, s, i, p in d.sell_existing_index
+    }
     unmet_inf = {
         (w, t): df[t] * length[t] * DAYS_PER_YEAR * d.penalty_usd_per_mtok / d.peak_to_average[w]
         for w, t in d.demand_index
@@ -100,6 +123,8 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         "installed": installed,
         "kept": kept,
         "rent": rent,
+        "sell": sell,
+        "sell_existing": sell_existing,
         "unmet_inf": unmet_inf,
         "unmet_train": unmet_train,
         **commitment_coefficients(d),
@@ -233,7 +258,7 @@ class CostWithServiceHeld:
         model.cost.deactivate()
         model.npv = pyo.Objective(expr=npv_cost(model, data), sense=pyo.minimize)
         if self.start is not None and not data.relax:
-            for family in ("buy", "kept", "y"):
+            for family in ("buy", "kept", "y", "sell", "sell_existing"):
                 given = getattr(self.start, family)
                 for key, var in getattr(model, family).items():
                     var.set_value(given.get(key, 0.0), skip_validation=True)

@@ -47,10 +47,16 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
 
     Purchases and kept existing units go up to the next whole unit (``up``; enough
     capacity, unless a power, budget or supply cap then breaks) or down (always within
-    the caps; the shortfall is rented or left unmet). Each training run goes on the
+    the caps; the shortfall is rented or left unmet); early sales always go down (a
+    whole number of units held is then still at least the units sold). Each training run goes on the
     cluster (hardware and place) that did most of its work in the LP; the others get
     none of it.
     """
+    for var in [*model.sell.values(), *model.sell_existing.values()]:
+        if var.value is not None:  # down: a sale rounded down never sells more than held
+            var.set_value(
+                float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True
+            )
     for group in (model.buy, model.kept, model.dc_build):
         for var in group.values():
             if var.value is not None:

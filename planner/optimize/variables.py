@@ -25,6 +25,10 @@ units (servers or racks); unmet inference in Mtok/day at peak; unmet training in
   ``dc_build[s,v]`` whole datacenter blocks powering on at s in v (continuous when
   ``relax``); ``dc_lease[s,v]`` kW of critical IT leased at s from v (continuous); see
   :mod:`planner.optimize.data.procurement`.
+* ``sell[h,s,v,p]`` whole units bought at s in period v sold at the start of period p;
+  ``sell_existing[h,s,i,p]`` whole units of the existing cohort installed in year i
+  sold at the start of p (continuous when ``relax``; both empty unless
+  ``finance.sell_early``, see :mod:`constraints.sales`).
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ class Vars:
     commit: VarDict
     dc_build: VarDict
     dc_lease: VarDict
+    sell: VarDict
+    sell_existing: VarDict
 
 
 def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
@@ -92,4 +98,10 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
     m.commit = pyo.Var(list(d.commit_index), domain=pyo.NonNegativeReals)
     m.dc_build = pyo.Var(list(d.dc_build_index), domain=units)
     m.dc_lease = pyo.Var(list(d.dc_lease_index), domain=pyo.NonNegativeReals)
+    m.sell = pyo.Var(list(d.sell_index), domain=units)
+    m.sell_existing = pyo.Var(
+        list(d.sell_existing_index),
+        domain=units,
+        bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
+    )
     return Vars(**{name: variables(getattr(m, name)) for name in Vars.__dataclass_fields__})

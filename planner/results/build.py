@@ -8,7 +8,7 @@ import pandas as pd
 
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
-from planner.results.costs import costs_by_year, costs_table, usd_per_mtok_table
+from planner.results.costs import RESALE, costs_by_year, costs_table, usd_per_mtok_table
 from planner.results.diagnosis import diagnose
 from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
 from planner.results.horizon_end import horizon_end_figures
@@ -22,6 +22,7 @@ from planner.results.procurement import (
 )
 from planner.results.relief_text import empty_relief_tables
 from planner.results.revenue import revenue_table
+from planner.results.sales import sales_table
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
 from planner.results.work import (
     assignment_tables,
@@ -62,7 +63,9 @@ def build_plan(
         limits["power"], procurement.get("datacenter_capacity"), (duals or {}).get("power", {})
     )
     extra = procurement_amounts(procurement)
-    costs = costs_table(d, purchases, fleet, rentals, served, training, extra)
+    sales = sales_table(d, sol)  # empty unless finance.sell_early
+    credited = sales if d.sell_early else None
+    costs = costs_table(d, purchases, fleet, rentals, served, training, extra, credited)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
@@ -71,6 +74,7 @@ def build_plan(
         "purchases": purchases,
         "fleet": fleet,
         "rentals": rentals,
+        "sales": sales,
         "assignment_training": train,
         "assignment_inference": inf,
         "utilisation": utilisation_table(d, fleet, rentals, train, inf),
@@ -90,18 +94,24 @@ def build_plan(
         tables["marginals"] = marginals
     penalty = costs["category"].str.startswith("penalty")
     residual = costs["category"] == "residual"
+    resale = costs["category"] == RESALE
     figures: dict[str, Any] = {
         "npv_cost_usd": float(costs.loc[~penalty, "usd_pv"].sum()),
         "penalties_usd_pv": float(costs.loc[penalty, "usd_pv"].sum()),
         # Net of the residual credit (kept for its meaning); the gross and the credit
         # are reported on their own.
         "undiscounted_cost_usd": float(costs.loc[~penalty, "usd"].sum()),
-        "undiscounted_gross_cost_usd": float(costs.loc[~penalty & ~residual, "usd"].sum()),
+        "undiscounted_gross_cost_usd": float(
+            costs.loc[~penalty & ~residual & ~resale, "usd"].sum()
+        ),
         "residual_credit_usd": -float(costs.loc[residual, "usd"].sum()),
         "capex_usd": float(purchases["capex_usd"].sum()),
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
+    if d.sell_early:
+        figures["resale_proceeds_usd"] = -float(costs.loc[resale, "usd"].sum())
+        figures["units_sold"] = float(sales["units"].sum())
     if d.dc_build_index:  # capex above is the fleet's; the datacenter's is its own figure
         figures["datacenter_capex_usd"] = float(procurement["datacenter_builds"]["capex_usd"].sum())
     figures.update(investment_figures(tables, figures["npv_cost_usd"]))
@@ -115,6 +125,13 @@ def build_plan(
         "discount_factor_end": d.discount_factor_end,
         "horizon_end": d.horizon_end_convention,
         "resale_curve": [list(point) for point in d.resale_curve],
+        "sell_early": d.sell_early,
+        # [hardware, site, installed, units, catalog price, lifetime]: the checker's
+        # base for existing units sold early.
+        "existing_fleet": [
+            [h, s, i, u, d.existing_price_usd[(h, s, i)], d.lifetime_years[h]]
+            for (h, s, i), u in d.existing_units.items()
+        ],
         "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
         "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
         "vendor_of_hardware": dict(d.vendor),

@@ -23,6 +23,7 @@ from planner.economics import (
 )
 from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
+from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
 from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
@@ -56,6 +57,7 @@ def check_plan(plan: Plan) -> list[str]:
     t = plan.tables
     out: list[str] = []
     out += _check_fleet(plan)
+    out += check_sales(plan)
     out += _check_capacity(plan)
     out += _check_limits(plan)
     out += _check_demand(t["served"], t["assignment_inference"])
@@ -71,7 +73,8 @@ def check_plan(plan: Plan) -> list[str]:
 
 
 def _check_fleet(plan: Plan) -> list[str]:
-    """Purchases are whole units, live exactly their lifetime; existing units never return."""
+    """Purchases are whole units, live exactly their lifetime (less the units sold early,
+    from the period of the sale on); existing units never return."""
     t = plan.tables
     out = []
     purchases, fleet, periods = t["purchases"], t["fleet"], t["periods"]
@@ -83,14 +86,17 @@ def _check_fleet(plan: Plan) -> list[str]:
     bought = bought.assign(vintage=bought["vintage"].astype(str))
     listed = _sum(bought, ["hardware", "site", "vintage", "period"], "units")
     starts = dict(zip(periods["period"], periods["start_year"], strict=True))
+    sold = sold_through(plan)
     for row in purchases.itertuples(index=False):
         bought_at = starts[row.period]
+        sales = sold.get((row.hardware, row.site, str(row.period)), [])
         for period, start in starts.items():
             alive = bought_at - EPS_YEARS <= start < bought_at + row.lifetime_years - EPS_YEARS
             units = listed.pop((row.hardware, row.site, row.period, period), 0.0)
-            if alive and not _close(units, row.units):
+            held = row.units - units_sold_by(sales, start)
+            if alive and not _close(units, held):
                 out.append(
-                    f"fleet shows {units} of the {row.units} {row.hardware} bought in "
+                    f"fleet shows {units} of the {held} {row.hardware} bought in "
                     f"{row.period} at {row.site} in {period}"
                 )
             if not alive and units:
@@ -252,11 +258,17 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     convention = plan.parameters.get("horizon_end", "straight_line")
     p = t["purchases"]
+    sold = sold_through(plan)
     for row in p.itertuples(index=False):
         amounts[(row.period, "capex")] += row.units * row.price_usd
         bought_at = periods.loc[row.period, "start_year"]
         left = residual_share(plan, convention, bought_at, row.lifetime_years, end)
-        amounts[(last, "residual")] -= row.units * row.price_usd * left
+        at_end = row.units - sum(
+            u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
+        )
+        amounts[(last, "residual")] -= at_end * row.price_usd * left
+    for key, usd in resale_amounts(plan).items():
+        amounts[key] += usd
     for row in t["rentals"].itertuples(index=False):
         amounts[(row.period, "rent")] += row.units * row.usd_per_unit_year * length[row.period]
     for row in t["fleet"].itertuples(index=False):
@@ -273,6 +285,8 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
         pflop = row.unmet_flops / PFLOP
         amounts[(row.penalty_period, "penalty_unmet_training")] += pflop * row.penalty_usd_per_pflop
     categories: tuple[str, ...] = COST_CATEGORIES
+    if plan.parameters.get("sell_early"):
+        categories += ("resale_proceeds",)
     if procurement:  # recomputed by planner.results.checker_procurement
         categories += tuple(sorted({c for _, c in procurement} - set(COST_CATEGORIES)))
         for key, usd in procurement.items():

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from planner.economics.horizon_end import DEFAULT_RESALE_CURVE, HORIZON_END_CONVENTIONS
+from planner.results.checker_sales import sold_through
 from planner.results.plan import Plan
 
 EPS_YEARS = 1e-9
@@ -67,11 +68,15 @@ def check_horizon_end(plan: Plan, rel: float = 1e-5) -> list[str]:
     factor_end = (1.0 + plan.parameters["wacc"]) ** -(end - periods["start_year"].iloc[0])
     out: list[str] = []
     credit = {c: 0.0 for c in HORIZON_END_CONVENTIONS}
+    sold = sold_through(plan)  # units sold early earn no horizon-end credit
     for row in plan.tables["purchases"].itertuples(index=False):
         bought_at = float(periods.loc[row.period, "start_year"])
+        at_end = row.units - sum(
+            u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
+        )
         for convention in HORIZON_END_CONVENTIONS:
             share = residual_share(plan, convention, bought_at, row.lifetime_years, end)
-            credit[convention] += row.units * row.price_usd * share
+            credit[convention] += at_end * row.price_usd * share
             if convention == own and abs(share - row.residual_fraction) > rel:
                 out.append(
                     f"purchase {row.hardware} {row.period}: residual share "

@@ -31,6 +31,9 @@ COST_CATEGORIES = (
     "penalty_unmet_training",
 )
 
+RESALE = "resale_proceeds"
+"""The cost line of early sales' proceeds (a credit), present when ``finance.sell_early``."""
+
 
 def costs_table(
     d: ModelData,
@@ -40,6 +43,7 @@ def costs_table(
     served: pd.DataFrame,
     training: pd.DataFrame,
     procurement: Mapping[tuple[str, str], float] | None = None,
+    sales: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Cash cost by period and category, undiscounted and present value.
 
@@ -48,6 +52,9 @@ def costs_table(
     ``procurement``: amounts by (period, category) of
     :func:`planner.results.procurement.procurement_amounts`; when given, its categories
     follow the fleet's (``residual`` with period ``""`` joins the last period's).
+    ``sales``: the early-sales table (:mod:`planner.results.sales`) when the scenario
+    sells early; its proceeds are the negative ``resale_proceeds`` line in the period of
+    each sale, discounted from its start (after the fleet's categories).
     """
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     for t, usd in purchases.groupby("period")["capex_usd"].sum().items():
@@ -64,8 +71,12 @@ def costs_table(
     last = d.periods[-1].name
     amounts[(last, "residual")] -= float(purchases["residual_usd"].sum())
     categories: tuple[str, ...] = COST_CATEGORIES
+    if sales is not None:
+        categories = (*categories, RESALE)
+        for t, usd in sales.groupby("period")["proceeds_usd"].sum().items():
+            amounts[(str(t), RESALE)] -= float(usd)
     if procurement:
-        categories = (*COST_CATEGORIES, *PROCUREMENT_CATEGORIES)
+        categories = (*categories, *PROCUREMENT_CATEGORIES)
         for (t, category), usd in procurement.items():
             amounts[(t or last, category)] += usd
     rows = []

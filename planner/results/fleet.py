@@ -12,6 +12,7 @@ from planner.economics import (
 )
 from planner.optimize.data import ModelData, PeriodLabel
 from planner.optimize.extract import Solution
+from planner.results.sales import purchased_units_held, sold_by_purchase
 from planner.results.tables import WHEN, frame, vintage_label, when
 
 
@@ -32,11 +33,15 @@ def periods_table(d: ModelData) -> pd.DataFrame:
 
 
 def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
+    """Units bought by period; the horizon-end credit is on the units not sold early:
+    ``residual_usd = (units − units_sold) × price × residual_fraction``."""
     rows = []
     position = {p.label: p.index for p in d.periods}
+    sold = sold_by_purchase(sol)
     for (h, s, v), units in sorted(sol.buy.items(), key=lambda kv: (position[kv[0][2]], kv[0][0])):
         price = d.price_usd[(h, v)]
         fraction = d.residual_fraction[(h, v)]
+        gone = sold.get((h, s, v), 0.0)
         rows.append(
             {
                 **when(d, v),
@@ -47,7 +52,8 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                 "capex_usd": units * price,
                 "lifetime_years": d.lifetime_years[h],
                 "residual_fraction": fraction,
-                "residual_usd": units * price * fraction,
+                "units_sold": gone,
+                "residual_usd": (units - gone) * price * fraction,
             }
         )
     return frame(
@@ -61,6 +67,7 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
             "capex_usd",
             "lifetime_years",
             "residual_fraction",
+            "units_sold",
             "residual_usd",
         ],
     )
@@ -88,8 +95,10 @@ FLEET_COLUMNS = [
 
 
 def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
-    """Owned units by period and vintage (purchase period, or install year of existing)."""
+    """Owned units by period and vintage (purchase period, or install year of existing),
+    net of early sales."""
     rows = []
+    held = purchased_units_held(d, sol)
 
     def row(h: str, s: str, t: PeriodLabel, origin: str, vintage: Any, units: float, base: float):
         length = d.period_length[t]
@@ -120,7 +129,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
 
     for h, s, t in d.fleet_index:
         for v in d.vintages_alive.get((h, s, t), ()):
-            units = sol.buy.get((h, s, v), 0.0)
+            units = held.get((h, s, v, t), 0.0)
             if units:
                 row(h, s, t, "purchased", v, units, d.price_usd[(h, v)])
         for i in d.cohorts_alive.get((h, s, t), ()):

@@ -3,7 +3,7 @@
 Only the residual credit depends on the convention (planner.economics.horizon_end), so
 the plan solved under convention ``c`` costs under another convention ``k``::
 
-    NPV_k = NPV_c + DF_end · Σ_purchases units · price · (f_c − f_k)
+    NPV_k = NPV_c + DF_end · Σ_purchases units held at the end · price · (f_c − f_k)
 
 No re-solve: the fleet stays the one optimised under ``c`` (a plan optimised under ``k``
 could be cheaper still under ``k``). Reported as "same fleet, priced under …".
@@ -42,7 +42,8 @@ def horizon_end_figures(
         shift = 0.0
         for row in purchases.itertuples(index=False):
             key = (row.hardware, label[row.period])
-            shift += row.units * row.price_usd * (own[key] - shares[key])
+            held = row.units - getattr(row, "units_sold", 0.0)  # sold early: no credit
+            shift += held * row.price_usd * (own[key] - shares[key])
         figures[npv_key(convention)] = npv_cost_usd + d.discount_factor_end * shift
     return figures
 

@@ -4,7 +4,8 @@ Built from the Plan's own tables (``revenue``, ``costs``, ``periods``, ``usd_per
 so a spreadsheet can redo it. Two tables and a few headline figures:
 
 * ``investment`` (per year, the scenario): revenue; operating cost (rent, energy,
-  facility, maintenance); gross margin = revenue − operating cost; capex; cash flow =
+  facility, maintenance); gross margin = revenue − operating cost; capex (less the
+  proceeds of units sold early, ``finance.sell_early``); cash flow =
   gross margin − capex; cumulative cash. The residual (book value of units still in
   their life at the horizon end) is not cash: it has its own column in the last year and
   enters only the IRR and the NPV, booked at the horizon end as in the objective.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import pandas as pd
 
 from planner.economics.returns import irr, payback_year
+from planner.results.costs import RESALE
 from planner.results.tables import frame
 
 OPERATING_CATEGORIES = ("rent", "energy", "facility", "maintenance")
@@ -67,7 +69,7 @@ def investment_table(revenue: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame
 
         income = float(earned.get(y, 0.0))
         operating = sum(category(c) for c in OPERATING_CATEGORIES)
-        capex = category("capex")
+        capex = category("capex") + category(RESALE)  # net of early sales' proceeds
         flow = income - operating - capex
         cumulative += flow
         rows.append(
@@ -112,7 +114,7 @@ def cumulative_by_period(
 ) -> list[tuple[int, float]]:
     """(year, cumulative cash at the period's end) per period in time order: revenue less
     capex and operating costs, the residual excluded (it is not cash)."""
-    cash = costs[costs["category"].isin(("capex", *OPERATING_CATEGORIES))]
+    cash = costs[costs["category"].isin(("capex", RESALE, *OPERATING_CATEGORIES))]
     spent = cash.groupby("period")["usd"].sum()
     earned = revenue.groupby("period")["revenue_usd"].sum()
     out = []

@@ -30,6 +30,7 @@ TABLE_UNITS: dict[str, str] = {
     "purchases": "units; USD",
     "fleet": "units by vintage; MW of facility power; USD per unit-year",
     "rentals": "units (accelerators / accelerators per unit); USD",
+    "sales": "units sold at the period start; USD (finance.sell_early)",
     "assignment_training": "units; FLOP",
     "assignment_inference": "units; tokens/s and tokens/day",
     "utilisation": "units; share of available units assigned",

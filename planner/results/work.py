@@ -12,6 +12,7 @@ from planner.economics import (
 )
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
+from planner.results.sales import purchased_units_held
 from planner.results.tables import WHEN, frame, when
 from planner.results.training_runs import SCHEDULE_COLUMNS, chosen_clusters, run_schedules
 from planner.units import (
@@ -33,8 +34,8 @@ def inference_by_place(d: ModelData, sol: Solution) -> dict[tuple, float]:
     workload; another split would be as valid, and cost the same.
     """
     installed: dict[tuple, float] = defaultdict(float)
-    for (h, s, t), vintages in d.vintages_alive.items():
-        installed[(h, s, t)] += sum(sol.buy.get((h, s, v), 0.0) for v in vintages)
+    for (h, s, _, t), units in purchased_units_held(d, sol).items():
+        installed[(h, s, t)] += units
     for (h, s, _, t), units in sol.kept.items():
         installed[(h, s, t)] += units
     training: dict[tuple, float] = defaultdict(float)

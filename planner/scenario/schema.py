@@ -120,7 +120,13 @@ class Finance(_Section):
     ] = None
     """Resale value by age in years as a share of the purchase price, linear between the
     given ages (1 at age 0 unless given); absent = the planner's sourced default
-    (planner.economics.horizon_end). Used by ``horizon_end: resale_curve``."""
+    (planner.economics.horizon_end). Used by ``horizon_end: resale_curve`` and by the
+    proceeds of ``sell_early``."""
+    sell_early: Annotated[bool, meta(perf=False)] = False
+    """Let the optimiser sell owned units (bought in the horizon or existing) at the start
+    of any period they would still work in, for ``units × price × resale_curve(age)``
+    (0 at or past the lifetime: an early retirement). A sold unit costs nothing after
+    the sale and earns no horizon-end credit. Off: units live their whole life."""
 
 
 class Site(_Section):

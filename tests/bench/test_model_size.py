@@ -48,6 +48,8 @@ VARIABLES = {
     "commit": 0,  # M offers no rental commitments
     "dc_build": 0,  # nor datacenter build or lease
     "dc_lease": 0,
+    "sell": 0,  # finance.sell_early is off: no early sales (empty families)
+    "sell_existing": 0,
 }
 INTEGER = 662  # buy 576 + kept 12 + y 74
 

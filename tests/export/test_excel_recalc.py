@@ -66,6 +66,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "scenarios/baseline.yaml",
         "tests/scenarios/budget_shortfall.yaml",
         "tests/scenarios/rental_spike.yaml",
+        "tests/scenarios/sell_after_first_year.yaml",  # Sales sheet, resale_proceeds line
     ],
 )
 def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):

@@ -17,7 +17,7 @@ from planner.export import cells
 from planner.export.charts import ChartSpec, bar_chart, style_chart
 from planner.export.sheets.book import PERIOD, Book, Column, Formula, Row, write_table
 from planner.export.sheets.summary import file_sha256
-from planner.results import COST_CATEGORIES
+from planner.results.costs import RESALE
 
 if TYPE_CHECKING:
     from planner.results.comparison import Comparison
@@ -136,7 +136,9 @@ def write_cost_comparison(book: Book, comparison: Comparison) -> None:
     columns += _value_columns(comparison, cells.USD)
     written = write_table(book, ws, "Cost_comparison", comparison.costs, columns)
     total = written.last_row
-    last_cash = written.first_row + COST_CATEGORIES.index("residual")  # penalties follow
+    shown = list(comparison.costs["category"])
+    last = RESALE if RESALE in shown else "residual"  # penalties follow
+    last_cash = written.first_row + shown.index(last)
     for label in comparison.labels:
         col = written.columns[label]
         letter = get_column_letter(col)

@@ -23,7 +23,9 @@ from openpyxl.utils import get_column_letter
 from planner.economics import discount_factor
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, sum_where, table
+from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
+from planner.results.costs import RESALE
 
 TITLE = "Costs"
 LABELS = {
@@ -33,6 +35,7 @@ LABELS = {
     "facility": "Facility (data-centre space and power)",
     "maintenance": "Maintenance",
     "residual": "Residual value at the horizon end (credit)",
+    "resale_proceeds": "Resale proceeds of units sold early (credit)",
     "penalty_unmet_inference": "Penalty: unmet inference demand",
     "penalty_unmet_training": "Penalty: unmet training work",
 }
@@ -46,11 +49,28 @@ SOURCES = {
     "maintenance": ("Fleet", "maintenance_usd", None),
     "penalty_unmet_inference": ("Demand_vs_served", "penalty_usd", None),
     "penalty_unmet_training": ("Training_runs", "penalty_usd", "penalty_period"),
+    "resale_proceeds": ("Sales", "proceeds_usd", None),  # a credit: minus the sum
 }
+CREDITS = ("residual", RESALE)
 START_ROW, LENGTH_ROW, FACTOR_ROW, END_FACTOR_ROW = 2, 3, 4, 5
 CASH_ROW = 8  # first category row of the cash block
 PV_ROW = CASH_ROW + len(COST_CATEGORIES) + 5  # first category row of the present values
+"""(without early sales; :func:`pv_row` in general)"""
 TOTAL_FONT = Font(bold=True)
+
+
+def sheet_categories(plan: Plan) -> tuple[str, ...]:
+    """The category rows of the sheet: the fleet's, and resale proceeds right after the
+    residual when the plan sold units early (the rows above keep their places)."""
+    if not has_sales(plan):
+        return COST_CATEGORIES
+    after = COST_CATEGORIES.index("residual") + 1
+    return (*COST_CATEGORIES[:after], RESALE, *COST_CATEGORIES[after:])
+
+
+def pv_row(categories: tuple[str, ...]) -> int:
+    """First category row of the present values."""
+    return CASH_ROW + len(categories) + 5
 
 
 def horizon(plan: Plan) -> tuple[float, float, dict]:
@@ -125,15 +145,17 @@ def write_costs(book: Book, plan: Plan) -> None:
     )
     book.define("discount_factor_end", ws, END_FACTOR_ROW, first_col)
 
-    cash = _cash_block(book, plan, ws, labels, letters, amount)
-    _present_value_block(book, ws, labels, letters, amount, cash)
+    categories = sheet_categories(plan)
+    cash = _cash_block(book, plan, ws, labels, letters, amount, categories)
+    _present_value_block(book, ws, labels, letters, amount, cash, categories)
     for col in range(first_col, total_col + 1):
         letter = get_column_letter(col)
         ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 16)
-    residual = COST_CATEGORIES.index("residual")
-    for row in (CASH_ROW + residual, PV_ROW + residual):  # credits: never positive
-        for col in range(first_col, total_col + 1):
-            ws.cell(row=row, column=col).number_format = cells.USD_SCALED_CREDIT
+    for credit in (c for c in categories if c in CREDITS):
+        at = categories.index(credit)
+        for row in (CASH_ROW + at, pv_row(categories) + at):  # credits: never positive
+            for col in range(first_col, total_col + 1):
+                ws.cell(row=row, column=col).number_format = cells.USD_SCALED_CREDIT
     cells.freeze_header(ws, 1, 1)
     book.fit_widths(ws)
     ws.column_dimensions["A"].width = 48
@@ -151,11 +173,12 @@ def _totals(
     letters: list[str],
     values: dict[str, list[float]],
     prefix: str,
+    categories: tuple[str, ...] = COST_CATEGORIES,
 ) -> int:
     """Total, penalties and total-without-penalties rows under a category block."""
-    last = first + len(COST_CATEGORIES) - 1
-    inference = first + COST_CATEGORIES.index("penalty_unmet_inference")
-    training = first + COST_CATEGORIES.index("penalty_unmet_training")
+    last = first + len(categories) - 1
+    inference = first + categories.index("penalty_unmet_inference")
+    training = first + categories.index("penalty_unmet_training")
     total_row, penalty_row, net_row = last + 1, last + 2, last + 3
     book.text(ws, total_row, 1, f"Total {prefix} incl. penalties")
     book.text(ws, penalty_row, 1, "of which penalties for unmet demand")
@@ -203,10 +226,18 @@ def _row_totals(book: Book, ws, rows: range, letters: list[str]) -> None:
         )
 
 
-def _cash_block(book: Book, plan: Plan, ws, labels: list, letters: list[str], amount: dict) -> dict:
+def _cash_block(
+    book: Book,
+    plan: Plan,
+    ws,
+    labels: list,
+    letters: list[str],
+    amount: dict,
+    categories: tuple[str, ...],
+) -> dict:
     _section(book, ws, CASH_ROW - 1, "Cash cost by period (USD)")
     values: dict[str, list[float]] = {}
-    for i, category in enumerate(COST_CATEGORIES):
+    for i, category in enumerate(categories):
         row = CASH_ROW + i
         book.text(ws, row, 1, LABELS[category])
         values[category] = [float(amount[(t, category)]["usd"]) for t in labels]
@@ -223,22 +254,29 @@ def _cash_block(book: Book, plan: Plan, ws, labels: list, letters: list[str], am
             source = book.tables[table]
             key = key or PERIOD
             condition = (source.range(key), f"{letters[j]}$1", criterion(t))
-            book.formula(
-                ws, row, col, sum_where(source.range(column), [condition]), usd, cells.USD_SCALED
-            )
-    total_row = _totals(book, ws, CASH_ROW, labels, letters, values, "cash cost")
+            formula = sum_where(source.range(column), [condition])
+            if category == RESALE:  # proceeds are a credit
+                formula = "=-" + formula[1:]
+            book.formula(ws, row, col, formula, usd, cells.USD_SCALED)
+    total_row = _totals(book, ws, CASH_ROW, labels, letters, values, "cash cost", categories)
     _row_totals(book, ws, range(CASH_ROW, total_row + 3), letters)
     book.define("undiscounted_cost", ws, total_row + 2, 2 + len(letters))
     return values
 
 
 def _present_value_block(
-    book: Book, ws, labels: list, letters: list[str], amount: dict, cash: dict
+    book: Book,
+    ws,
+    labels: list,
+    letters: list[str],
+    amount: dict,
+    cash: dict,
+    categories: tuple[str, ...],
 ) -> None:
-    first = PV_ROW
+    first = pv_row(categories)
     _section(book, ws, first - 1, "Present value at the horizon start (USD)")
     values: dict[str, list[float]] = {}
-    for i, category in enumerate(COST_CATEGORIES):
+    for i, category in enumerate(categories):
         row, cash_row = first + i, CASH_ROW + i
         book.text(ws, row, 1, LABELS[category])
         values[category] = [float(amount[(t, category)]["usd_pv"]) for t in labels]
@@ -252,7 +290,7 @@ def _present_value_block(
                 values[category][j],
                 cells.USD_SCALED,
             )
-    total_row = _totals(book, ws, first, labels, letters, values, "present value")
+    total_row = _totals(book, ws, first, labels, letters, values, "present value", categories)
     _row_totals(book, ws, range(first, total_row + 3), letters)
     total_col = 2 + len(letters)
     book.define("npv_with_penalties", ws, total_row, total_col)

@@ -88,6 +88,19 @@ def write_purchases(book: Book, plan: Plan) -> None:
             lambda r: f"={r.at('capex_usd')}*{r.at('residual_fraction')}",
         ),
     ]
+    if "sales" in plan.tables and plan.tables["sales"].size:  # credit on units still held
+        columns[-1:] = [
+            Column("units_sold", "units sold early", cells.THOUSANDS),
+            Column(
+                "residual_usd",
+                "residual value of units held (USD)",
+                cells.USD_SCALED,
+                lambda r: (
+                    f"=({r.at('units')}-{r.at('units_sold')})*{r.at('price_usd')}"
+                    f"*{r.at('residual_fraction')}"
+                ),
+            ),
+        ]
     write_table(book, ws, "Purchases", frame, columns)
     cells.freeze_header(ws)
     book.fit_widths(ws)

@@ -27,7 +27,9 @@ from openpyxl.utils import get_column_letter
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, sum_where, table
 from planner.export.sheets.costs import CASH_ROW, FACTOR_ROW
+from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
+from planner.results.costs import RESALE
 from planner.results.investment import OPERATING_CATEGORIES
 from planner.units import MTOK
 
@@ -38,6 +40,12 @@ FIRST_COL = 3  # periods from column C (A: measure, B: workload or run)
 def _costs_cell(category: str, j: int) -> str:
     """Costs' cash cell of ``category`` in the ``j``-th period (periods from column B)."""
     return f"'Costs'!{get_column_letter(2 + j)}{CASH_ROW + COST_CATEGORIES.index(category)}"
+
+
+def _resale_cell(j: int) -> str:
+    """Costs' resale-proceeds cell (a credit, right after the residual) of period ``j``."""
+    row = CASH_ROW + COST_CATEGORIES.index("residual") + 1
+    return f"'Costs'!{get_column_letter(2 + j)}{row}"
 
 
 def write_investment(book: Book, plan: Plan) -> None:
@@ -150,7 +158,8 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
     costs = table(plan, "costs")
     usd = {(r[PERIOD], r["category"]): float(r["usd"]) for r in costs.to_dict("records")}
     operating = [sum(usd[(t, c)] for c in OPERATING_CATEGORIES) for t in labels]
-    capex = [usd[(t, "capex")] for t in labels]
+    sold = has_sales(plan)  # capex net of the proceeds of units sold early
+    capex = [usd[(t, "capex")] + (usd[(t, RESALE)] if sold else 0.0) for t in labels]
     flow = [e - o - c for e, o, c in zip(earned, operating, capex, strict=True)]
     cumulative = list(accumulate(flow))
     residual = [-usd[(t, "residual")] + 0.0 for t in labels]
@@ -159,7 +168,7 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
     texts = (
         "Operating cost (rent, energy, facility, maintenance)",
         "Gross margin (revenue − operating cost)",
-        "Capex (purchases)",
+        "Capex (purchases, less resale proceeds)" if sold else "Capex (purchases)",
         "Cash flow (gross margin − capex)",
         "Cumulative cash",
         "Residual credit at the horizon end (book value, not cash)",
@@ -178,9 +187,8 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
             earned[j] - operating[j],
             cells.USD_SCALED,
         )
-        book.formula(
-            ws, at["capex"], col, f"={_costs_cell('capex', j)}", capex[j], cells.USD_SCALED
-        )
+        spent = _costs_cell("capex", j) + (f"+{_resale_cell(j)}" if sold else "")
+        book.formula(ws, at["capex"], col, f"={spent}", capex[j], cells.USD_SCALED)
         book.formula(
             ws,
             at["flow"],

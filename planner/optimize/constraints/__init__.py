@@ -13,6 +13,7 @@ from planner.optimize.constraints.datacenter import add_datacenter
 from planner.optimize.constraints.fleet import add_fleet
 from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.power import add_power
+from planner.optimize.constraints.sales import add_sales
 from planner.optimize.constraints.supply import add_supply
 from planner.optimize.constraints.training import add_training
 from planner.optimize.constraints.training_durations import add_training_durations
@@ -26,6 +27,7 @@ __all__ = [
     "add_fleet",
     "add_inference",
     "add_power",
+    "add_sales",
     "add_supply",
     "add_training",
     "add_training_durations",

@@ -31,6 +31,17 @@ def add_fleet(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     existing units off early (to free power or meet a vendor share) but never back on::
 
         kept[h,s,i,t] ≤ kept[h,s,i,t−1]      for t after the first period alive
+
+    With ``finance.sell_early`` a purchase may also leave early, sold at the start of a
+    later period p of its life (:mod:`constraints.sales`): the units sold at the start
+    of t leave the stock, and a vintage ending its life takes away only what was not
+    sold before::
+
+        installed[h,s,t] = … − Σ_v sell[h,s,v,t]
+                         + Σ_{v leaving} Σ_p sell[h,s,v,p]
+
+    (existing units sold leave through ``kept``, whose no-return row is then the sale
+    row of :mod:`constraints.sales`).
     """
     buy, kept, installed = var.buy, var.kept, var.installed
     rows: dict = {}
@@ -42,10 +53,14 @@ def add_fleet(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
         terms += [(1.0, buy[v]) for v in leaving]
         terms += [(-1.0, kept[c]) for c in cohorts]
         terms += [(1.0, kept[c]) for c in cohorts_before]
+        terms += [(1.0, var.sell[k]) for k in d.sales_at.get(key, ())]
+        terms += [(-1.0, var.sell[k]) for v in leaving for k in d.sales_of.get(v, ())]
         rows[key] = (0.0, terms, 0.0)
     add_rows(m, "fleet_balance", rows, "installed stock: last period's plus bought minus retired")
     no_return: dict[tuple, Row] = {}
     for h, s, i, t in d.existing_index:
+        if (h, s, i, t) in var.sell_existing:
+            continue  # the sale row kept[t] + sell[t] ≤ kept[t−1] implies it
         last = d.previous_period.get(t)
         if last is not None and (h, s, i, last) in kept:
             no_return[(h, s, i, t)] = (

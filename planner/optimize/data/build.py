@@ -13,6 +13,7 @@ from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
 from planner.optimize.data.procurement import commitments, datacenter
 from planner.optimize.data.rates import discounting, throughput_rates
+from planner.optimize.data.sales import sales
 from planner.optimize.data.sites import places, rentals, site_economics
 from planner.optimize.data.training_menu import training_menu
 from planner.optimize.data.value import service_value
@@ -99,6 +100,7 @@ def build_data(
         **bought,
         **cohorts,
         **owned,
+        **sales(ctx, bought["buy_index"], cohorts["existing_index"]),
         **site_economics(ctx, owned["fleet_index"]),
         **rented,
         **commitments(ctx, rented["rent_index"]),

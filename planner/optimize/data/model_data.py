@@ -206,6 +206,22 @@ class ModelData:
     resale_curve: tuple[tuple[float, float], ...] = ()
     """The scenario's resale curve, (age in years, share of price) pairs (empty: the
     planner's default curve)."""
+    sell_early: bool = False
+    """``finance.sell_early``: owned units may be sold early (planner.optimize.data.sales)."""
+    sell_index: tuple[Key, ...] = ()
+    """(h, s, v, p): units of h bought at s in period v sold at the start of period p
+    (a later period of their life)."""
+    sell_existing_index: tuple[Key, ...] = ()
+    """(h, s, i, p): units of the existing cohort (h, s, installed in year i) sold at the
+    start of period p (a period it is alive in)."""
+    sale_share: dict[Key, float] = field(default_factory=dict)
+    """(h, s, v, p) → share of the vintage's price a sale fetches (resale curve at its age)."""
+    sale_share_existing: dict[Key, float] = field(default_factory=dict)
+    """(h, s, i, p) → share of the catalog price a sale of an existing unit fetches."""
+    sales_at: dict[Key, tuple[Key, ...]] = field(default_factory=dict)
+    """(h, s, t) → sell keys of purchases sold at the start of t."""
+    sales_of: dict[Key, tuple[Key, ...]] = field(default_factory=dict)
+    """(h, s, v) → sell keys of the purchase vintage v, every period it may be sold in."""
     objective: str = "min_cost"
     """The scenario's ``objective``: ``min_cost`` or ``max_profit``."""
     revenue_usd_per_mtok: dict[Key, float] = field(default_factory=dict)
