@@ -13,7 +13,7 @@ from planner.optimize.constraints.datacenter import add_datacenter
 from planner.optimize.constraints.fleet import add_fleet
 from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.power import add_power
-from planner.optimize.constraints.supply import add_supply
+from planner.optimize.constraints.supply import add_first_year_supply, add_supply
 from planner.optimize.constraints.training import add_training
 from planner.optimize.constraints.training_durations import add_training_durations
 from planner.optimize.constraints.vendor_share import add_vendor_share
@@ -23,6 +23,7 @@ __all__ = [
     "add_capacity",
     "add_commitments",
     "add_datacenter",
+    "add_first_year_supply",
     "add_fleet",
     "add_inference",
     "add_power",

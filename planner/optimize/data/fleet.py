@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import TypedDict
 
 from planner import deadline
+from planner.catalog.schema import HardwareSpec
 from planner.economics import unit_price_usd
 from planner.economics.addons import network_storage_usd_per_unit
 from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_fraction
@@ -14,6 +15,7 @@ from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import rent_only
 from planner.scenario.periods import PeriodLabel
+from planner.scenario.timing import AT_ORDER_SHARE, EPS_YEARS, available_from_year, lead_periods
 
 Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
 
@@ -25,6 +27,9 @@ class Purchases(TypedDict):
     horizon_end_convention: str
     residual_by_convention: dict[str, dict[Key, float]]
     resale_curve: tuple[tuple[float, float], ...]
+    buy_order_period: dict[Key, PeriodLabel]
+    capex_payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]]
+    first_year_rows: dict[str, tuple[tuple[PeriodLabel, ...], float]]
 
 
 class Existing(TypedDict):
@@ -41,32 +46,59 @@ class Fleet(TypedDict):
 
 
 def purchases(ctx: Context, useful: set[str]) -> Purchases:
-    """Purchases of useful hardware, from its release year, at the sites it may go to,
-    and the share of each price credited at the horizon end under every convention."""
+    """Purchases of useful hardware at the sites it may go to, by delivery period, and
+    the share of each price credited at the horizon end under every convention.
+
+    A key ``(h, s, v)`` is a delivery in v of units ordered ``k = ceil(L·P/12)`` periods
+    earlier (planner.scenario.timing): v must start at or after h's ``available_from``,
+    its order period must lie inside the horizon and in a year up to h's
+    ``end_of_sale``. The price is the order period's; it is paid per
+    ``finance.capex_payment`` (``capex_payments``: (period, share) pairs); the residual
+    value counts the unit's age from delivery.
+    """
     horizon_end = ctx.periods[-1].end
     finance = ctx.scenario.finance
+    at_order = AT_ORDER_SHARE[finance.capex_payment]
     by_convention: dict[str, dict[Key, float]] = {c: {} for c in HORIZON_END_CONVENTIONS}
     buy_index: list[Key] = []
     price: dict[Key, float] = {}
     residual: dict[Key, float] = {}
+    ordered: dict[Key, PeriodLabel] = {}
+    payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = {}
+    first_year: dict[str, tuple[tuple[PeriodLabel, ...], float]] = {}
     for h in ctx.hardware:
-        choice = ctx.choice(h)
+        choice, spec = ctx.choice(h), ctx.specs[h]
         if h not in useful or rent_only(choice):
             continue
         allowed = choice.sites or list(ctx.sites)
-        life = ctx.specs[h].lifetime_years
-        for p in ctx.periods:
-            if not ctx.released(h, p):
+        life = spec.lifetime_years
+        lead = lead_periods(spec.lead_time_months, ctx.per_year)
+        launch: list[PeriodLabel] = []
+        for p in ctx.periods[lead:]:
+            order = ctx.periods[p.index - lead]
+            if not ctx.released(h, p) or not orderable(spec, order.year):
                 continue
-            price[(h, p.label)] = unit_price_usd(
-                choice, ctx.specs[h], p.start
-            ) + network_storage_usd_per_unit(ctx.scenario, ctx.specs[h])
+            key = (h, p.label)
+            price[key] = unit_price_usd(choice, spec, order.start) + network_storage_usd_per_unit(
+                ctx.scenario, spec
+            )
             for convention, shares in by_convention.items():
-                shares[(h, p.label)] = horizon_end_fraction(
+                shares[key] = horizon_end_fraction(
                     convention, p.start, life, horizon_end, finance.wacc, finance.resale_curve
                 )
-            residual[(h, p.label)] = by_convention[finance.horizon_end][(h, p.label)]
+            residual[key] = by_convention[finance.horizon_end][key]
+            if lead:
+                ordered[key] = order.label
+                payments[key] = tuple(
+                    (label, share)
+                    for label, share in ((order.label, at_order), (p.label, 1.0 - at_order))
+                    if share
+                )
+            if p.start < available_from_year(spec) + 1.0 - EPS_YEARS:
+                launch.append(p.label)
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
+        if spec.first_year_max_units is not None and launch:
+            first_year[h] = (tuple(launch), float(spec.first_year_max_units))
     return {
         "buy_index": tuple(buy_index),
         "price_usd": price,
@@ -74,7 +106,15 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
         "horizon_end_convention": finance.horizon_end,
         "residual_by_convention": by_convention,
         "resale_curve": tuple(sorted((finance.resale_curve or {}).items())),
+        "buy_order_period": ordered,
+        "capex_payments": payments,
+        "first_year_rows": first_year,
     }
+
+
+def orderable(spec: HardwareSpec, year: int) -> bool:
+    """True when ``spec`` can still be ordered in ``year`` (up to its ``end_of_sale``)."""
+    return spec.end_of_sale is None or year <= spec.end_of_sale
 
 
 def existing(ctx: Context) -> Existing:
