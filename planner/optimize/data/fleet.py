@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections import defaultdict
 from typing import TypedDict
@@ -14,8 +15,14 @@ from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_f
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import rent_only
-from planner.scenario.periods import PeriodLabel
-from planner.scenario.timing import AT_ORDER_SHARE, EPS_YEARS, available_from_year, lead_periods
+from planner.scenario.periods import Period, PeriodLabel
+from planner.scenario.timing import (
+    AT_ORDER_SHARE,
+    EPS_YEARS,
+    available_from_year,
+    date_year,
+    lead_periods,
+)
 
 Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
 
@@ -118,16 +125,27 @@ def orderable(spec: HardwareSpec, year: int) -> bool:
 
 
 def existing(ctx: Context) -> Existing:
-    """Existing cohorts (hardware, site, year installed) and the periods they live in."""
+    """Existing cohorts (hardware, site, year installed) and the periods they live in.
+
+    Units ``on_order`` are cohorts too, keyed by their delivery period's label (the
+    first period starting at or after ``delivery``) and alive from it: ordered and paid
+    before the horizon, they are sunk like the existing fleet. (For a yearly plan the
+    label is the year, so units on order for the first year join the cohort installed
+    that year: both live from the first period.)
+    """
     units: dict[Key, int] = defaultdict(int)
-    for row in ctx.scenario.existing_fleet:
-        units[(row.hardware, row.site, row.installed)] += row.units
+    first: dict[Key, int] = {}
     start = ctx.scenario.horizon.start
-    index = [
-        (h, s, installed, p.label)
-        for (h, s, installed) in units
-        for p in ctx.alive((installed - start) * ctx.per_year, h)
-    ]
+    for row in ctx.scenario.existing_fleet:
+        key = (row.hardware, row.site, row.installed)
+        units[key] += row.units
+        first[key] = (row.installed - start) * ctx.per_year
+    for order in ctx.scenario.on_order:
+        p = delivery_period(ctx, order.delivery)
+        key = (order.hardware, order.site, p.label)
+        units[key] += order.units
+        first[key] = p.index
+    index = [(h, s, i, p.label) for (h, s, i) in units for p in ctx.alive(first[(h, s, i)], h)]
     return {
         "existing_units": dict(units),
         "existing_price_usd": {
@@ -137,6 +155,13 @@ def existing(ctx: Context) -> Existing:
         },
         "existing_index": tuple(index),
     }
+
+
+def delivery_period(ctx: Context, delivery: int | dt.date) -> Period:
+    """The first period starting at or after ``delivery`` (a year or a date); the
+    scenario checks keep it inside the horizon."""
+    when = date_year(delivery)
+    return next(p for p in ctx.periods if p.start >= when - EPS_YEARS)
 
 
 def fleet(ctx: Context, buy_index: tuple[Key, ...], existing_index: tuple[Key, ...]) -> Fleet:

@@ -232,14 +232,21 @@ class ModelData:
     buy_order_period: dict[Key, PeriodLabel] = field(default_factory=dict)
     """(h, v) → period the units delivered in v are ordered (absent: v itself, no lead
     time; see planner.scenario.timing)."""
-    capex_payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = field(
-        default_factory=dict
-    )
+    capex_payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = field(default_factory=dict)
     """(h, v) → (period paid, share of the price) pairs (absent: all in v)."""
-    first_year_rows: dict[str, tuple[tuple[PeriodLabel, ...], float]] = field(
-        default_factory=dict
-    )
+    first_year_rows: dict[str, tuple[tuple[PeriodLabel, ...], float]] = field(default_factory=dict)
     """h → (delivery periods in the 12 months from available_from, most units)."""
+
+    capex_payment: str = "at_delivery"
+    """``finance.capex_payment``: ``at_delivery``, ``at_order`` or ``split``."""
+    lead_time_months: dict[str, int] = field(default_factory=dict)
+    """h → months from order to delivery."""
+    available_from_year: dict[str, float] = field(default_factory=dict)
+    """h → first delivery date, fractional years (a quarter's start)."""
+    end_of_sale: dict[str, int] = field(default_factory=dict)
+    """h → last year it can be ordered (absent: no end of sale)."""
+    first_year_max_units: dict[str, float] = field(default_factory=dict)
+    """h → most units delivered in the 12 months from available_from (absent: no cap)."""
 
     def order_period(self, h: str, v: PeriodLabel) -> PeriodLabel:
         """The period units of ``h`` delivered in ``v`` are ordered."""
