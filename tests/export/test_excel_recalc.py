@@ -65,6 +65,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "scenarios/baseline.yaml",
         "tests/scenarios/budget_shortfall.yaml",
         "tests/scenarios/rental_spike.yaml",
+        "tests/scenarios/lead_time_order_ahead.yaml",  # capex paid at order, a year early
     ],
 )
 def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):

@@ -42,8 +42,16 @@ def write_purchases(book: Book, plan: Plan) -> None:
     start = dict(zip(periods[PERIOD], periods["start_year"], strict=True))
     frame = frame.assign(start_year=frame[label].map(start))
 
-    def price(r: Row) -> str:
-        return f"={book.ref(('price', r['hardware'], r[label]))}"
+    if "order_period" not in frame.columns:  # plans from before lead times
+        frame = frame.assign(order_period=frame[label], capex_at_order_usd=0.0)
+    at_order = {"at_order": 1.0, "split": 0.5}.get(plan.parameters.get("capex_payment", ""), 0.0)
+
+    def price(r: Row) -> str:  # the order period's price
+        return f"={book.ref(('price', r['hardware'], r['order_period']))}"
+
+    def paid_at_order(r: Row) -> str:
+        share = at_order if r["order_period"] != r[label] else 0.0
+        return f"={r.at('capex_usd')}*{share!r}"
 
     convention = str(plan.headline.get("horizon_end", "straight_line"))
 
@@ -58,6 +66,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column("start_year", "period start (year)", cells.GENERAL),
         Column("hardware", "hardware"),
         Column("site", "site"),
+        Column("order_period", "ordered (period)", cells.YEAR),
         Column("units", "units bought", cells.THOUSANDS),
         Column("price_usd", "price (USD per unit)", cells.USD, price),
         Column(
@@ -65,6 +74,12 @@ def write_purchases(book: Book, plan: Plan) -> None:
             "capex (USD)",
             cells.USD_SCALED,
             lambda r: f"={r.at('units')}*{r.at('price_usd')}",
+        ),
+        Column(
+            "capex_at_order_usd",
+            "of which paid at order (USD; the rest at delivery)",
+            cells.USD_SCALED,
+            paid_at_order,
         ),
         Column(
             "lifetime_years",
