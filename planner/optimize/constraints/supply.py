@@ -36,6 +36,8 @@ def add_first_year_supply(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None
 
     One row per hardware with the cap (none without it).
     """
+    if not d.first_year_rows:  # no component at all: the model is as it was
+        return
     buy = var.buy
     rows: dict[str, Row] = {}
     for h, (periods, cap) in d.first_year_rows.items():
