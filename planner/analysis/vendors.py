@@ -5,9 +5,11 @@ written (all vendors); then one task per vendor in the hardware list, in which:
 
 * only that vendor's hardware may be **bought or rented**;
 * the **existing fleet stays** (it is sunk and already installed: a vendor decision is
-  about what to buy next). Other vendors' existing hardware keeps running to the end of
-  its life but cannot be bought again (its ``release_year`` is moved past the horizon).
-  ``greenfield=True`` (``--greenfield``) drops other vendors' existing fleet too;
+  about what to buy next), and so do units ``on_order`` (sunk too). Other vendors'
+  existing hardware keeps running to the end of its life but cannot be bought again
+  (its ``release_year`` is moved past the horizon and any ``available_from`` dropped).
+  ``greenfield=True`` (``--greenfield``) drops other vendors' existing and on-order
+  units too;
 * ``vendor_share_max`` is dropped: a share cap means nothing in a one-vendor fleet.
 
 Every single-vendor problem is a restriction of the all-vendors one (existing units may
@@ -64,14 +66,16 @@ def vendor_document(scenario: Scenario, vendor: str, *, greenfield: bool = False
     mine = set(vendors_of(scenario)[vendor])
     if greenfield:
         doc["existing_fleet"] = [f for f in doc["existing_fleet"] if f["hardware"] in mine]
-    kept = {f["hardware"] for f in doc["existing_fleet"]}
+        doc["on_order"] = [f for f in doc["on_order"] if f["hardware"] in mine]
+    kept = {f["hardware"] for f in doc["existing_fleet"] + doc["on_order"]}
     never = scenario.horizon.end + 1
     hardware = []
     for item in doc["hardware"]:
         if item["id"] in mine:
             hardware.append(item)
         elif item["id"] in kept:
-            hardware.append({**item, "release_year": never})
+            rest = {k: v for k, v in item.items() if k != "available_from"}
+            hardware.append({**rest, "release_year": never})
     doc["hardware"] = hardware
     doc["rental"] = [r for r in doc["rental"] if r["hardware"] in mine]
     doc["vendor_share_max"] = {}

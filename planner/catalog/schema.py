@@ -17,6 +17,9 @@ from planner.field_docs import DocumentedFields
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
+NonNegativeInt = Annotated[int, Field(ge=0)]
+AvailableFrom = Annotated[str, Field(pattern=r"^[0-9]{4}(Q[1-4]|-[0-9]{2}-[0-9]{2})$")] | dt.date
+"""A quarter (``2027Q3``) or a date (``2027-08-15``, read as its quarter)."""
 Fraction = Annotated[float, Field(ge=0, le=1)]
 CatalogId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
 
@@ -80,6 +83,17 @@ class HardwareSpec(_Row):
     """True where no list price is published and the figure is an analyst estimate."""
     release_year: int
     """First year the system can be bought in volume."""
+    available_from: AvailableFrom | None = None
+    """First date units can be delivered, at quarter precision: ``2027Q3``, or a date
+    (``2027-08-15`` means its quarter, 2027Q3); None: 1 January of ``release_year``."""
+    lead_time_months: NonNegativeInt = 0
+    """Months from order to delivery; capex is paid per ``finance.capex_payment``.
+    0 (delivery in the period ordered) unless a public source is cited."""
+    first_year_max_units: NonNegativeFloat | None = None
+    """Most units delivered (all sites) in the 12 months from ``available_from``, e.g. a
+    launch allocation; None: no launch cap."""
+    end_of_sale: int | None = None
+    """Last year the system can be ordered; None: no end of sale."""
     lifetime_years: PositiveInt = 5
     """Depreciation / useful life, years."""
     mfu_training: Fraction

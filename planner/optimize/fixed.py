@@ -4,7 +4,8 @@
 and the units bought of each (hardware, site, period) in it — that the pipeline's build
 step applies to the built model (``extend=`` in :func:`planner.pipeline.plan`)::
 
-    buy[h,s,v] = units[h,s,v]   for every purchase option v in ``year`` (0 when not named)
+    buy[h,s,v] = units[h,s,v]   for every purchase option v ordered in ``year``
+                                (0 when not named; v is the delivery period)
 
 With ``finance.sell_early`` the early sales of ``year`` are commitments too, fixed the
 same way (``sales``: units by (hardware, site, vintage, period) for purchases and
@@ -44,7 +45,7 @@ class FixedPurchases:
     def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
         year_of = {str(p.label): p.year for p in data.periods}
         for h, s, v in data.buy_index:
-            if year_of[str(v)] == self.year:
+            if year_of[str(data.order_period(h, v))] == self.year:
                 model.buy[h, s, v].fix(float(self.units.get((h, s, str(v)), 0.0)))
         for family in (model.sell, model.sell_existing):
             for (h, s, vintage, p), var in family.items():

@@ -8,7 +8,9 @@ horizon of years y0 … yN, rolling solve k (k = 0, 1, …) sees the years
 with every commitment of the years before c_k fixed by the earlier solves, and fixes
 the decisions of the years c_k … c_k + S − 1 (all the remaining years once its window
 reaches yN). The decisions fixed are the commitments a planner cannot undo later
-(:data:`DECISIONS`): purchases ``buy``, existing units kept (so retirements)
+(:data:`DECISIONS`): purchases ``buy`` (by order period: an order placed in a fixed
+year is fixed, whenever it is delivered; a window never orders for a delivery past
+what it sees), existing units kept (so retirements)
 ``kept``, committed rentals ``commit``, datacenter blocks ``dc_build`` and leases
 ``dc_lease``, and early sales ``sell`` and ``sell_existing`` (``finance.sell_early``);
 rentals by the hour, training placement and serving stay free.
@@ -69,12 +71,21 @@ class Fixed:
         for family in DECISIONS:
             given = self.values.get(family, {})
             for key, var in getattr(model, family).items():
-                if year_of[_period(key)] <= self.through_year:
+                if year_of[decided_in(data, family, key)] <= self.through_year:
                     var.fix(float(given.get(key, 0.0)))
 
 
 def _period(key: Any) -> Any:
     return key[-1] if isinstance(key, tuple) else key
+
+
+def decided_in(data: ModelData, family: str, key: Any) -> Any:
+    """The period a decision is taken: a purchase's order period (a lead time before its
+    delivery), else the period its key ends with."""
+    if family == "buy":
+        h, _, v = key
+        return data.order_period(h, v)
+    return _period(key)
 
 
 def describe(scenario: Scenario) -> str:
@@ -128,7 +139,7 @@ def roll(scenario: Scenario, solve_window: WindowSolve) -> tuple[Fixed, list[dic
         for family in DECISIONS:
             found = getattr(solution, family)
             for key in _keys(data, family):
-                if cut <= year_of[_period(key)] <= fix_to:
+                if cut <= year_of[decided_in(data, family, key)] <= fix_to:
                     decided[family][key] = float(found.get(key, 0.0))
         fixed = Fixed(decided, fix_to)
         steps.append({"seen": (cut, seen_to), "fixed": (cut, fix_to), "npv_usd": solution.cost_usd})

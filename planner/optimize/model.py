@@ -13,6 +13,7 @@ from planner.optimize.constraints import (
     add_capacity,
     add_commitments,
     add_datacenter,
+    add_first_year_supply,
     add_fleet,
     add_inference,
     add_power,
@@ -38,6 +39,7 @@ FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]]
     ("commitments", add_commitments),  # on-demand + committed rentals ≤ rental cap
     ("budget", add_budget),  # capex per period ≤ budget
     ("supply", add_supply),  # purchases ≤ vendor allocation
+    ("first-year supply", add_first_year_supply),  # launch-year deliveries ≤ cap
     ("vendor share", add_vendor_share),  # vendor accelerators ≤ share of fleet
     ("objective", add_objective),  # NPV of cash costs − residual + penalties
 )

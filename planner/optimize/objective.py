@@ -10,8 +10,10 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
          + Σ_{w,t} DF_t · P_inf · L_t · 365.25 · unmet_inf[w,t] / p2a_w
          + Σ_r DF_{end of window r} · P_train · unmet_train[r]
 
-* capex_t = Σ price[h,t] · buy[h,s,t], paid in the period of purchase (cash, not capital
-  recovery);
+* capex_t = Σ share · price[h,v] · buy[h,s,v] over the payments of purchases
+  delivered in v that fall in t (cash, not capital recovery): all in v without a lead
+  time; with one (``lead_time_months``), ``finance.capex_payment`` splits the price
+  between the order period (a lead time before v) and v — see planner.scenario.timing;
 * rent_t = Σ rent[h,t] · $/accelerator-hour · 8760 · accelerators;
 * energy_t = Σ installed · power_kw · PUE_s · utilisation · 8760 · $/kWh(s,t);
 * facility_t = Σ installed · power_kw · $/kW-year(s,t);
@@ -75,8 +77,9 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         price = d.price_usd[(h, v)]
         first = position[v]
         last = min(first + round(d.lifetime_years[h] * d.periods_per_year), count)
+        paid = sum(share * df[t] for t, share in d.payments(h, v))
         buy[(h, s, v)] = (
-            df[v] * price
+            paid * price
             - d.discount_factor_end * d.residual_fraction[(h, v)] * price
             + maintenance_usd_per_unit_year(price, d.maintenance_fraction)
             * (years_pv[last] - years_pv[first])

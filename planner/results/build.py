@@ -136,6 +136,11 @@ def build_plan(
         "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
         "vendor_of_hardware": dict(d.vendor),
         "accelerators_per_unit": dict(d.accelerators),
+        "capex_payment": d.capex_payment,
+        "lead_time_months": dict(d.lead_time_months),
+        "available_from_year": dict(d.available_from_year),
+        "end_of_sale": dict(d.end_of_sale),
+        "first_year_max_units": dict(d.first_year_max_units),
     }
     inference_throughput, training_throughput = throughput or (pd.DataFrame(), pd.DataFrame())
     return Plan(

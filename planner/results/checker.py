@@ -24,6 +24,7 @@ from planner.economics import (
 from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
+from planner.results.checker_timing import capex_paid, check_timing
 from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
@@ -63,6 +64,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
     out += check_fixed_clusters(t["training"], t["assignment_training"], t["periods"])
+    out += check_timing(plan)
     problems, procurement = check_procurement(plan)
     out += problems
     out += _check_costs(plan, procurement)
@@ -164,8 +166,7 @@ def _check_limits(plan: Plan) -> list[str]:
                 f"{row.period}: power table says {row.used_mw} MW at {row.site}, fleet {mine}"
             )
     purchases = t["purchases"]
-    usd = purchases["units"] * purchases["price_usd"]
-    spend = _sum(purchases.assign(usd=usd), ["period"], "usd")
+    spend = {(p,): usd for p, usd in capex_paid(purchases).items()}  # by payment period
     builds = t.get("datacenter_builds")
     for row in () if builds is None else builds.itertuples(index=False):
         spend[(row.paid_period,)] = spend.get((row.paid_period,), 0.0) + row.capex_usd
@@ -259,8 +260,9 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     convention = plan.parameters.get("horizon_end", "straight_line")
     p = t["purchases"]
     sold = sold_through(plan)
+    for period, usd in capex_paid(p).items():
+        amounts[(period, "capex")] += usd
     for row in p.itertuples(index=False):
-        amounts[(row.period, "capex")] += row.units * row.price_usd
         bought_at = periods.loc[row.period, "start_year"]
         left = residual_share(plan, convention, bought_at, row.lifetime_years, end)
         at_end = row.units - sum(

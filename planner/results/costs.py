@@ -13,6 +13,7 @@ from planner.economics import (
     capital_recovery_factor,
 )
 from planner.optimize.data import ModelData
+from planner.results.fleet import capex_by_payment_period
 from planner.results.procurement import PROCUREMENT_CATEGORIES
 from planner.results.tables import WHEN, frame
 from planner.units import (
@@ -57,8 +58,8 @@ def costs_table(
     each sale, discounted from its start (after the fleet's categories).
     """
     amounts: dict[tuple[str, str], float] = defaultdict(float)
-    for t, usd in purchases.groupby("period")["capex_usd"].sum().items():
-        amounts[(str(t), "capex")] += float(usd)
+    for t, usd in capex_by_payment_period(purchases).items():
+        amounts[(str(t), "capex")] += usd
     for t, usd in rentals.groupby("period")["cost_usd"].sum().items():
         amounts[(str(t), "rent")] += float(usd)
     for category in ("energy", "facility", "maintenance"):
@@ -133,11 +134,14 @@ def usd_per_mtok_table(
         )
     )
     capital = []
+    # Cohorts by their vintage as the fleet table shows it (an install year, or the
+    # delivery period of units on order).
+    cohort_price = {(h, s, str(i)): usd for (h, s, i), usd in d.existing_price_usd.items()}
     for row in fleet.itertuples(index=False):
         price = (
             d.price_usd[(row.hardware, row.vintage)]
             if row.origin == "purchased"
-            else d.existing_price_usd[(row.hardware, row.site, int(row.vintage))]
+            else cohort_price[(row.hardware, row.site, str(row.vintage))]
         )
         crf = capital_recovery_factor(d.wacc, d.lifetime_years[row.hardware])
         capital.append(row.units * price * crf)

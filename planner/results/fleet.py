@@ -33,7 +33,9 @@ def periods_table(d: ModelData) -> pd.DataFrame:
 
 
 def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
-    """Units bought by period; the horizon-end credit is on the units not sold early:
+    """Purchases by delivery ``period``: the ``order_period`` (a lead time earlier, or
+    the same), capex, the part of it paid at order (``finance.capex_payment``; the rest
+    is paid at delivery) and the horizon-end credit, on the units not sold early:
     ``residual_usd = (units − units_sold) × price × residual_fraction``."""
     rows = []
     position = {p.label: p.index for p in d.periods}
@@ -42,14 +44,18 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         price = d.price_usd[(h, v)]
         fraction = d.residual_fraction[(h, v)]
         gone = sold.get((h, s, v), 0.0)
+        order = d.order_period(h, v)
+        at_order = sum(share for t, share in d.payments(h, v) if t == order and order != v)
         rows.append(
             {
                 **when(d, v),
                 "hardware": h,
                 "site": s,
+                "order_period": str(order),
                 "units": units,
                 "price_usd": price,
                 "capex_usd": units * price,
+                "capex_at_order_usd": units * price * at_order,
                 "lifetime_years": d.lifetime_years[h],
                 "residual_fraction": fraction,
                 "units_sold": gone,
@@ -62,9 +68,11 @@ def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
             *WHEN,
             "hardware",
             "site",
+            "order_period",
             "units",
             "price_usd",
             "capex_usd",
+            "capex_at_order_usd",
             "lifetime_years",
             "residual_fraction",
             "units_sold",
@@ -169,3 +177,14 @@ def fleet_by_year(
     if at_end.empty:
         return pd.DataFrame(columns=columns)
     return at_end.groupby(["year", *keys], as_index=False)["units"].sum()[columns]
+
+
+def capex_by_payment_period(purchases: pd.DataFrame) -> dict[str, float]:
+    """Purchase capex by the period it is paid: the at-order part in ``order_period``,
+    the rest in the delivery ``period`` (USD)."""
+    out: dict[str, float] = {}
+    for row in purchases.itertuples(index=False):
+        at_order = float(row.capex_at_order_usd)
+        out[row.order_period] = out.get(row.order_period, 0.0) + at_order
+        out[row.period] = out.get(row.period, 0.0) + float(row.capex_usd) - at_order
+    return out

@@ -11,6 +11,7 @@ from planner.economics import (
     facility_mw_per_unit,
 )
 from planner.optimize.data import ModelData
+from planner.results.fleet import capex_by_payment_period
 from planner.results.tables import WHEN, frame, when
 
 BINDING_SHARE = 1e-3
@@ -85,7 +86,7 @@ def limits_tables(
                 "binding": binds(cap - used, room, power_dual.get((s, t))),
             }
         )
-    spend = purchases.groupby("period")["capex_usd"].sum()
+    spend = capex_by_payment_period(purchases)
     budget = []
     for t in d.labels:
         limit = d.budget_usd.get(t, float("nan"))

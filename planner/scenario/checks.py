@@ -22,6 +22,7 @@ from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
+from planner.scenario.timing_checks import check_timing
 from planner.scenario.training_checks import check_training_durations
 
 # Share of accelerator memory usable for weights and KV cache (the rest holds
@@ -165,6 +166,9 @@ def check_references(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) 
     for i, f in enumerate(scenario.existing_fleet):
         refs += [(f"existing_fleet[{i}].hardware", "hardware", f.hardware)]
         refs += [(f"existing_fleet[{i}].site", "site", f.site)]
+    for i, o in enumerate(scenario.on_order):
+        refs += [(f"on_order[{i}].hardware", "hardware", o.hardware)]
+        refs += [(f"on_order[{i}].site", "site", o.site)]
     for i, h in enumerate(scenario.hardware):
         refs += [(f"hardware[{i}].sites[{j}]", "site", s) for j, s in enumerate(h.sites or [])]
     refs += [(f"vendor_share_max.{v}", "vendor", v) for v in scenario.vendor_share_max]
@@ -331,6 +335,6 @@ def check_scenario(
     problems += check_references(scenario, withheld) + check_years(scenario, withheld)
     problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
-        problems += check_procurement(scenario)
+        problems += check_procurement(scenario) + check_timing(scenario)
     problems += check_foresight(scenario)
     return problems + check_models_fit(scenario, withheld)  # all in one pass

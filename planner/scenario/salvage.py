@@ -28,7 +28,16 @@ from planner.scenario.schema import Scenario
 
 __all__ = ["Salvaged", "salvage"]
 
-LIST_SECTIONS = ("sites", "hardware", "rental", "existing_fleet", "models", "training", "inference")
+LIST_SECTIONS = (
+    "sites",
+    "hardware",
+    "rental",
+    "existing_fleet",
+    "on_order",
+    "models",
+    "training",
+    "inference",
+)
 """Sections that are lists of entries: an entry with a type problem is withheld alone."""
 
 NAMED = {"sites": ("site", "name"), "hardware": ("hardware", "id"), "models": ("model", "id")}

@@ -108,6 +108,13 @@ class Finance(_Section):
     availability: Annotated[Fraction, meta(perf=True, unit="share of units")] = 0.95
     """Fraction of installed units available for work (maintenance, spares); the perf
     model also shortens each training window by it."""
+    capex_payment: Annotated[
+        Literal["at_delivery", "at_order", "split"], meta(perf=False, unit="choice")
+    ] = "at_delivery"
+    """When a purchase is paid: ``at_delivery`` (default; with no lead time the same as
+    ordering), ``at_order`` (the whole price when the order is placed, a lead time before
+    delivery), or ``split`` (50% at order, 50% at delivery). The objective, the budget and
+    the costs table book each payment in its period, discounted there."""
     horizon_end: Annotated[
         Literal["straight_line", "annuity", "none", "resale_curve"], meta(perf=False)
     ] = "straight_line"
@@ -294,6 +301,30 @@ class ExistingFleet(_Section):
     """Units installed."""
     installed: Annotated[Year, meta(perf=False, unit="year")]
     """Year installed; units retire after the hardware's lifetime_years."""
+
+
+class OnOrder(_Section):
+    """Units ordered before the horizon starts, with a fixed delivery inside it.
+
+    They were ordered and paid before the horizon (sunk, like ``existing_fleet``: no
+    capex, no residual value, only their running costs from delivery) and join the fleet
+    in the first period starting at or after ``delivery``, then live the hardware's
+    ``lifetime_years``.
+    """
+
+    hardware: Annotated[str, meta(perf=False)]
+    """Hardware id (must be listed under ``hardware``)."""
+    site: Annotated[str, meta(perf=False)]
+    """Site name."""
+    units: Annotated[int, meta(perf=False, unit="units")] = Field(ge=1)
+    """Units on order."""
+    delivery: Annotated[Year | date, meta(perf=False, unit="year or date")]
+    """Delivery year (``2027``: its start) or date (``2027-07-01``)."""
+
+    @field_validator("delivery", mode="before")
+    @classmethod
+    def _iso_delivery(cls, value: object) -> object:
+        return _as_date(value) or value
 
 
 def _as_date(value: object) -> date | None:
@@ -564,6 +595,8 @@ class Scenario(_Section):
     hardware: list[HardwareChoice] = Field(min_length=1)
     rental: list[Rental] = []
     existing_fleet: list[ExistingFleet] = []
+    on_order: list[OnOrder] = []
+    """Units ordered (and paid) before the horizon, delivered inside it."""
     models: list[ModelChoice] = Field(min_length=1)
     training: list[TrainingRun] = []
     inference: list[InferenceWorkload] = []

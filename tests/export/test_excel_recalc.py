@@ -67,6 +67,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "tests/scenarios/budget_shortfall.yaml",
         "tests/scenarios/rental_spike.yaml",
         "tests/scenarios/sell_after_first_year.yaml",  # Sales sheet, resale_proceeds line
+        "tests/scenarios/lead_time_order_ahead.yaml",  # capex paid at order, a year early
     ],
 )
 def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):

@@ -117,7 +117,8 @@ def test_costs_are_live_formulas(book: openpyxl.Workbook) -> None:
                 assert isinstance(value, str) and value.startswith("="), f"{col}{row}: {value}"
         assert ws[f"{col}{8 + n}"].value == f"=SUM({col}8:{col}{7 + n})"
     assert ws["B8"].value.startswith("=SUMIFS('Purchases'!")
-    assert ws["G13"].value == "=-SUM('Purchases'!$J$2:$J$9)"
+    # residual_usd is column L: order_period and capex_at_order_usd sit before it (lead times)
+    assert ws["G13"].value == "=-SUM('Purchases'!$L$2:$L$9)"
     npv_row = _find(ws, "Total present value (TCO, excl. penalties)")
     assert ws.cell(row=npv_row, column=8).value == f"=SUM(B{npv_row}:G{npv_row})"
     first_pv = _find(ws, "Present value at the horizon start (USD)") + 1

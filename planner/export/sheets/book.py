@@ -285,7 +285,14 @@ def write_table(
 
 
 PERIOD = "period"
-TIME_COLUMNS = ("period", "vintage", "first_period", "finish_period", "penalty_period")
+TIME_COLUMNS = (
+    "period",
+    "order_period",
+    "vintage",
+    "first_period",
+    "finish_period",
+    "penalty_period",
+)
 
 
 def as_period(label: Any) -> Any:

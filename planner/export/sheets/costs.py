@@ -250,6 +250,16 @@ def _cash_block(
                 else:
                     book.value(ws, row, col, usd, cells.USD_SCALED)
                 continue
+            if category == "capex":
+                book.formula(
+                    ws,
+                    row,
+                    col,
+                    capex_paid_formula(book, f"{letters[j]}$1", t),
+                    usd,
+                    cells.USD_SCALED,
+                )
+                continue
             table, column, key = SOURCES[category]
             source = book.tables[table]
             key = key or PERIOD
@@ -262,6 +272,20 @@ def _cash_block(
     _row_totals(book, ws, range(CASH_ROW, total_row + 3), letters)
     book.define("undiscounted_cost", ws, total_row + 2, 2 + len(letters))
     return values
+
+
+def capex_paid_formula(book: Book, cell: str, period: object) -> str:
+    """Purchase capex paid in the period in ``cell``: delivered there less the part
+    paid at order, plus the at-order part of what is ordered there (Purchases sheet)."""
+    source = book.tables["Purchases"]
+    numeric = criterion(period)
+    capex, at_order = source.range("capex_usd"), source.range("capex_at_order_usd")
+    delivered = [(source.range(PERIOD), cell, numeric)]
+    ordered = [(source.range("order_period"), cell, numeric)]
+    return (
+        f"{sum_where(capex, delivered)}-{sum_where(at_order, delivered)[1:]}"
+        f"+{sum_where(at_order, ordered)[1:]}"
+    )
 
 
 def _present_value_block(

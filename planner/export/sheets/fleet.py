@@ -44,9 +44,17 @@ def write_purchases(book: Book, plan: Plan) -> None:
     start = dict(zip(periods[PERIOD], periods["start_year"], strict=True))
     frame = frame.assign(start_year=frame[label].map(start))
 
-    def price(r: Row) -> str:
-        list_price = book.ref(("price", r["hardware"], r[label]))
+    if "order_period" not in frame.columns:  # plans from before lead times
+        frame = frame.assign(order_period=frame[label], capex_at_order_usd=0.0)
+    at_order = {"at_order": 1.0, "split": 0.5}.get(plan.parameters.get("capex_payment", ""), 0.0)
+
+    def price(r: Row) -> str:  # the order period's list price, plus network and storage
+        list_price = book.ref(("price", r["hardware"], r["order_period"]))
         return f"={unit_price(book, r['hardware'], list_price)}"
+
+    def paid_at_order(r: Row) -> str:
+        share = at_order if r["order_period"] != r[label] else 0.0
+        return f"={r.at('capex_usd')}*{share!r}"
 
     convention = str(plan.headline.get("horizon_end", "straight_line"))
 
@@ -61,6 +69,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
         Column("start_year", "period start (year)", cells.GENERAL),
         Column("hardware", "hardware"),
         Column("site", "site"),
+        Column("order_period", "ordered (period)", cells.YEAR),
         Column("units", "units bought", cells.THOUSANDS),
         Column("price_usd", "price (USD per unit)", cells.USD, price),
         Column(
@@ -68,6 +77,12 @@ def write_purchases(book: Book, plan: Plan) -> None:
             "capex (USD)",
             cells.USD_SCALED,
             lambda r: f"={r.at('units')}*{r.at('price_usd')}",
+        ),
+        Column(
+            "capex_at_order_usd",
+            "of which paid at order (USD; the rest at delivery)",
+            cells.USD_SCALED,
+            paid_at_order,
         ),
         Column(
             "lifetime_years",
@@ -166,13 +181,26 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Fleet")
     frame = fleet_frame(plan, scenario)
     label = PERIOD
+    purchases = table(plan, "purchases")
+    ordered = (
+        dict(
+            zip(
+                zip(purchases["hardware"], purchases["site"], purchases[label].astype(str)),
+                purchases["order_period"],
+                strict=True,
+            )
+        )
+        if "order_period" in purchases.columns
+        else {}
+    )
 
     def site_ref(kind: str, r: Row) -> str:
         return f"={book.ref((kind, r['site'], r[label]))}"
 
     def basis(r: Row) -> str:
-        if r["origin"] == "purchased":
-            list_price = book.ref(("price", r["hardware"], r["vintage"]))
+        if r["origin"] == "purchased":  # priced in its order period, as Purchases
+            key = (r["hardware"], r["site"], str(r["vintage"]))
+            list_price = book.ref(("price", r["hardware"], ordered.get(key, r["vintage"])))
         else:
             list_price = _hw(book, "price_usd", r)
         return f"={unit_price(book, r['hardware'], list_price)}"

@@ -20,6 +20,7 @@ from planner.export.sheets.book import (
     table,
     write_table,
 )
+from planner.export.sheets.costs import capex_paid_formula
 from planner.results import Plan
 
 
@@ -92,7 +93,7 @@ def write_budget(book: Book, plan: Plan) -> None:
             "capex_usd",
             "capex (USD)",
             cells.USD,
-            lambda r: _by_period(book, "Purchases", "capex_usd", r, label),
+            lambda r: capex_paid_formula(book, r.at(label), r[label]),
         ),
         Column("budget_usd", "budget (USD; blank = unlimited)", cells.USD, limit),
         Column("slack_usd", "room left (USD)", cells.USD, slack),

@@ -14,7 +14,7 @@ from planner.optimize.constraints.fleet import add_fleet
 from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.power import add_power
 from planner.optimize.constraints.sales import add_sales
-from planner.optimize.constraints.supply import add_supply
+from planner.optimize.constraints.supply import add_first_year_supply, add_supply
 from planner.optimize.constraints.training import add_training
 from planner.optimize.constraints.training_durations import add_training_durations
 from planner.optimize.constraints.vendor_share import add_vendor_share
@@ -24,6 +24,7 @@ __all__ = [
     "add_capacity",
     "add_commitments",
     "add_datacenter",
+    "add_first_year_supply",
     "add_fleet",
     "add_inference",
     "add_power",

@@ -21,6 +21,7 @@ from planner.optimize.data.work import inference, training
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
+from planner.scenario.timing import available_from_year
 from planner.units import RENTED
 
 
@@ -95,6 +96,15 @@ def build_data(
         power_kw={h: s.power_kw for h, s in specs.items()},
         vendor={h: s.vendor for h, s in specs.items()},
         lifetime_years={h: s.lifetime_years for h, s in specs.items()},
+        capex_payment=fin.capex_payment,
+        lead_time_months={h: s.lead_time_months for h, s in specs.items()},
+        available_from_year={h: available_from_year(s) for h, s in specs.items()},
+        end_of_sale={h: s.end_of_sale for h, s in specs.items() if s.end_of_sale is not None},
+        first_year_max_units={
+            h: s.first_year_max_units
+            for h, s in specs.items()
+            if s.first_year_max_units is not None
+        },
         **rates,
         **discounting(ctx),
         **bought,

@@ -9,6 +9,7 @@ from typing import Any
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.periods import Period, periods_alive
 from planner.scenario.schema import HardwareChoice, Scenario
+from planner.scenario.timing import EPS_YEARS, available_from_year
 
 
 def periods_for(scenario: Scenario) -> tuple[Period, ...]:
@@ -39,7 +40,9 @@ class Context:
         return self.scenario.horizon.periods_per_year
 
     def released(self, h: str, p: Period) -> bool:
-        return self.specs[h].release_year <= p.start
+        """True when units of ``h`` can be delivered (or rented) in ``p``: ``p`` starts
+        at or after its ``available_from`` (see planner.scenario.timing)."""
+        return available_from_year(self.specs[h]) <= p.start + EPS_YEARS
 
     def alive(self, first_index: int, h: str) -> list[Period]:
         """Periods in which a unit of ``h`` installed at the start of period

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections import defaultdict
 from typing import TypedDict
 
 from planner import deadline
+from planner.catalog.schema import HardwareSpec
 from planner.economics import unit_price_usd
 from planner.economics.addons import network_storage_usd_per_unit
 from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_fraction
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import rent_only
-from planner.scenario.periods import PeriodLabel
+from planner.scenario.periods import Period, PeriodLabel
+from planner.scenario.timing import (
+    AT_ORDER_SHARE,
+    EPS_YEARS,
+    available_from_year,
+    date_year,
+    lead_periods,
+)
 
 Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], tuple[Key, ...]]
 
@@ -25,6 +34,9 @@ class Purchases(TypedDict):
     horizon_end_convention: str
     residual_by_convention: dict[str, dict[Key, float]]
     resale_curve: tuple[tuple[float, float], ...]
+    buy_order_period: dict[Key, PeriodLabel]
+    capex_payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]]
+    first_year_rows: dict[str, tuple[tuple[PeriodLabel, ...], float]]
 
 
 class Existing(TypedDict):
@@ -41,32 +53,59 @@ class Fleet(TypedDict):
 
 
 def purchases(ctx: Context, useful: set[str]) -> Purchases:
-    """Purchases of useful hardware, from its release year, at the sites it may go to,
-    and the share of each price credited at the horizon end under every convention."""
+    """Purchases of useful hardware at the sites it may go to, by delivery period, and
+    the share of each price credited at the horizon end under every convention.
+
+    A key ``(h, s, v)`` is a delivery in v of units ordered ``k = ceil(L·P/12)`` periods
+    earlier (planner.scenario.timing): v must start at or after h's ``available_from``,
+    its order period must lie inside the horizon and in a year up to h's
+    ``end_of_sale``. The price is the order period's; it is paid per
+    ``finance.capex_payment`` (``capex_payments``: (period, share) pairs); the residual
+    value counts the unit's age from delivery.
+    """
     horizon_end = ctx.periods[-1].end
     finance = ctx.scenario.finance
+    at_order = AT_ORDER_SHARE[finance.capex_payment]
     by_convention: dict[str, dict[Key, float]] = {c: {} for c in HORIZON_END_CONVENTIONS}
     buy_index: list[Key] = []
     price: dict[Key, float] = {}
     residual: dict[Key, float] = {}
+    ordered: dict[Key, PeriodLabel] = {}
+    payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = {}
+    first_year: dict[str, tuple[tuple[PeriodLabel, ...], float]] = {}
     for h in ctx.hardware:
-        choice = ctx.choice(h)
+        choice, spec = ctx.choice(h), ctx.specs[h]
         if h not in useful or rent_only(choice):
             continue
         allowed = choice.sites or list(ctx.sites)
-        life = ctx.specs[h].lifetime_years
-        for p in ctx.periods:
-            if not ctx.released(h, p):
+        life = spec.lifetime_years
+        lead = lead_periods(spec.lead_time_months, ctx.per_year)
+        launch: list[PeriodLabel] = []
+        for p in ctx.periods[lead:]:
+            order = ctx.periods[p.index - lead]
+            if not ctx.released(h, p) or not orderable(spec, order.year):
                 continue
-            price[(h, p.label)] = unit_price_usd(
-                choice, ctx.specs[h], p.start
-            ) + network_storage_usd_per_unit(ctx.scenario, ctx.specs[h])
+            key = (h, p.label)
+            price[key] = unit_price_usd(choice, spec, order.start) + network_storage_usd_per_unit(
+                ctx.scenario, spec
+            )
             for convention, shares in by_convention.items():
-                shares[(h, p.label)] = horizon_end_fraction(
+                shares[key] = horizon_end_fraction(
                     convention, p.start, life, horizon_end, finance.wacc, finance.resale_curve
                 )
-            residual[(h, p.label)] = by_convention[finance.horizon_end][(h, p.label)]
+            residual[key] = by_convention[finance.horizon_end][key]
+            if lead:
+                ordered[key] = order.label
+                payments[key] = tuple(
+                    (label, share)
+                    for label, share in ((order.label, at_order), (p.label, 1.0 - at_order))
+                    if share
+                )
+            if p.start < available_from_year(spec) + 1.0 - EPS_YEARS:
+                launch.append(p.label)
             buy_index += [(h, s, p.label) for s in ctx.sites if s in allowed]
+        if spec.first_year_max_units is not None and launch:
+            first_year[h] = (tuple(launch), float(spec.first_year_max_units))
     return {
         "buy_index": tuple(buy_index),
         "price_usd": price,
@@ -74,20 +113,39 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
         "horizon_end_convention": finance.horizon_end,
         "residual_by_convention": by_convention,
         "resale_curve": tuple(sorted((finance.resale_curve or {}).items())),
+        "buy_order_period": ordered,
+        "capex_payments": payments,
+        "first_year_rows": first_year,
     }
 
 
+def orderable(spec: HardwareSpec, year: int) -> bool:
+    """True when ``spec`` can still be ordered in ``year`` (up to its ``end_of_sale``)."""
+    return spec.end_of_sale is None or year <= spec.end_of_sale
+
+
 def existing(ctx: Context) -> Existing:
-    """Existing cohorts (hardware, site, year installed) and the periods they live in."""
+    """Existing cohorts (hardware, site, year installed) and the periods they live in.
+
+    Units ``on_order`` are cohorts too, keyed by their delivery period's label (the
+    first period starting at or after ``delivery``) and alive from it: ordered and paid
+    before the horizon, they are sunk like the existing fleet. (For a yearly plan the
+    label is the year, so units on order for the first year join the cohort installed
+    that year: both live from the first period.)
+    """
     units: dict[Key, int] = defaultdict(int)
-    for row in ctx.scenario.existing_fleet:
-        units[(row.hardware, row.site, row.installed)] += row.units
+    first: dict[Key, int] = {}
     start = ctx.scenario.horizon.start
-    index = [
-        (h, s, installed, p.label)
-        for (h, s, installed) in units
-        for p in ctx.alive((installed - start) * ctx.per_year, h)
-    ]
+    for row in ctx.scenario.existing_fleet:
+        key = (row.hardware, row.site, row.installed)
+        units[key] += row.units
+        first[key] = (row.installed - start) * ctx.per_year
+    for order in ctx.scenario.on_order:
+        p = delivery_period(ctx, order.delivery)
+        key = (order.hardware, order.site, p.label)
+        units[key] += order.units
+        first[key] = p.index
+    index = [(h, s, i, p.label) for (h, s, i) in units for p in ctx.alive(first[(h, s, i)], h)]
     return {
         "existing_units": dict(units),
         "existing_price_usd": {
@@ -97,6 +155,13 @@ def existing(ctx: Context) -> Existing:
         },
         "existing_index": tuple(index),
     }
+
+
+def delivery_period(ctx: Context, delivery: int | dt.date) -> Period:
+    """The first period starting at or after ``delivery`` (a year or a date); the
+    scenario checks keep it inside the horizon."""
+    when = date_year(delivery)
+    return next(p for p in ctx.periods if p.start >= when - EPS_YEARS)
 
 
 def fleet(ctx: Context, buy_index: tuple[Key, ...], existing_index: tuple[Key, ...]) -> Fleet:

@@ -245,6 +245,33 @@ class ModelData:
     must_finish_runs: frozenset[str] = frozenset()
     """Runs ``max_profit`` does as much of as the limits allow (no value, or must_finish)."""
 
+    buy_order_period: dict[Key, PeriodLabel] = field(default_factory=dict)
+    """(h, v) → period the units delivered in v are ordered (absent: v itself, no lead
+    time; see planner.scenario.timing)."""
+    capex_payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = field(default_factory=dict)
+    """(h, v) → (period paid, share of the price) pairs (absent: all in v)."""
+    first_year_rows: dict[str, tuple[tuple[PeriodLabel, ...], float]] = field(default_factory=dict)
+    """h → (delivery periods in the 12 months from available_from, most units)."""
+
+    capex_payment: str = "at_delivery"
+    """``finance.capex_payment``: ``at_delivery``, ``at_order`` or ``split``."""
+    lead_time_months: dict[str, int] = field(default_factory=dict)
+    """h → months from order to delivery."""
+    available_from_year: dict[str, float] = field(default_factory=dict)
+    """h → first delivery date, fractional years (a quarter's start)."""
+    end_of_sale: dict[str, int] = field(default_factory=dict)
+    """h → last year it can be ordered (absent: no end of sale)."""
+    first_year_max_units: dict[str, float] = field(default_factory=dict)
+    """h → most units delivered in the 12 months from available_from (absent: no cap)."""
+
+    def order_period(self, h: str, v: PeriodLabel) -> PeriodLabel:
+        """The period units of ``h`` delivered in ``v`` are ordered."""
+        return self.buy_order_period.get((h, v), v)
+
+    def payments(self, h: str, v: PeriodLabel) -> tuple[tuple[PeriodLabel, float], ...]:
+        """When the price of a unit of ``h`` delivered in ``v`` is paid: (period, share)."""
+        return self.capex_payments.get((h, v), ((v, 1.0),))
+
     @property
     def labels(self) -> list[PeriodLabel]:
         return [p.label for p in self.periods]

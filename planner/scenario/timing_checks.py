@@ -1,0 +1,77 @@
+"""Semantic checks of ordering and delivery times (:mod:`planner.scenario.timing`)."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from planner.errors import Problem
+from planner.scenario.resolve import hardware_spec
+from planner.scenario.schema import Scenario
+from planner.scenario.timing import (
+    EPS_YEARS,
+    MONTHS_PER_YEAR,
+    available_from_year,
+    date_year,
+    quarter_start,
+)
+
+
+def check_timing(scenario: Scenario) -> list[Problem]:
+    """Lead times shorter than the horizon, ``available_from`` inside it, end of sale
+    not before availability, and ``on_order`` deliveries inside the horizon."""
+    problems: list[Problem] = []
+    horizon = scenario.horizon
+    start, end = horizon.start, horizon.start + horizon.years
+    span = f"{start}..{horizon.end}"
+    for i, h in enumerate(scenario.hardware):
+        try:
+            spec = hardware_spec(h)
+        except ValidationError:
+            continue  # check_catalog_rows reports it
+        path = f"hardware[{i}]"
+        if spec.lead_time_months >= horizon.years * MONTHS_PER_YEAR:
+            problems.append(
+                Problem(
+                    path=f"{path}.lead_time_months",
+                    message="lead time as long as the horizon: nothing ordered could arrive",
+                    found=str(spec.lead_time_months),
+                    expected=f"fewer than {horizon.years * MONTHS_PER_YEAR} months",
+                    hint="shorten lead_time_months, extend horizon.years, or list the units "
+                    "under on_order",
+                )
+            )
+        if h.available_from is not None:
+            first = quarter_start(h.available_from)
+            if not start - EPS_YEARS <= first < end - EPS_YEARS:
+                problems.append(
+                    Problem(
+                        path=f"{path}.available_from",
+                        message="available_from outside the horizon",
+                        found=str(h.available_from),
+                        expected=f"a quarter or date in {span}",
+                        hint="drop it (the catalog's release year applies) or move it",
+                    )
+                )
+        if spec.end_of_sale is not None and spec.end_of_sale < int(available_from_year(spec)):
+            problems.append(
+                Problem(
+                    path=f"{path}.end_of_sale",
+                    message="end of sale before the hardware is available",
+                    found=str(spec.end_of_sale),
+                    expected=f"a year >= {int(available_from_year(spec))} (available_from)",
+                    hint="move end_of_sale later or available_from earlier",
+                )
+            )
+    for i, order in enumerate(scenario.on_order):
+        when = date_year(order.delivery)
+        if not start - EPS_YEARS <= when <= end - horizon.period_length_years + EPS_YEARS:
+            problems.append(
+                Problem(
+                    path=f"on_order[{i}].delivery",
+                    message="delivery outside the horizon",
+                    found=str(order.delivery),
+                    expected=f"a year or date in {span} (by the last period's start)",
+                    hint="units delivered before the horizon are existing_fleet; drop later ones",
+                )
+            )
+    return problems

@@ -1,0 +1,69 @@
+"""Bad ordering and delivery inputs: `planner validate` exits 2 naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+BASE = """\
+name: timing
+horizon: {start: 2026, years: 2}
+sites: [{name: dc, power_cap_mw: 10}]
+hardware: [HARDWARE]
+models: [{id: llama-3.1-8b}]
+inference: [{name: chat, model: llama-3.1-8b, tokens_per_day: 1.0e10}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("hardware", "extra", "path", "words"),
+    [
+        ("{id: h100-hgx, lead_time_months: 24}", "", "hardware[0].lead_time_months", "lead time"),
+        ("{id: h100-hgx, available_from: 2029Q1}", "", "hardware[0].available_from", "outside"),
+        ("{id: h100-hgx, available_from: 2025-05-01}", "", "hardware[0].available_from", "outside"),
+        (
+            "{id: h100-hgx, available_from: 2027Q2, end_of_sale: 2026}",
+            "",
+            "hardware[0].end_of_sale",
+            "end of sale",
+        ),
+        (
+            "{id: h100-hgx}",
+            "on_order: [{hardware: b200-hgx, site: dc, units: 2, delivery: 2027}]\n",
+            "on_order[0].hardware",
+            "b200-hgx",
+        ),
+        (
+            "{id: h100-hgx}",
+            "on_order: [{hardware: h100-hgx, site: nowhere, units: 2, delivery: 2027}]\n",
+            "on_order[0].site",
+            "nowhere",
+        ),
+        (
+            "{id: h100-hgx}",
+            "on_order: [{hardware: h100-hgx, site: dc, units: 2, delivery: 2030-01-01}]\n",
+            "on_order[0].delivery",
+            "outside the horizon",
+        ),
+    ],
+)
+def test_bad_timing_input_exits_2_with_the_field(
+    hardware: str, extra: str, path: str, words: str, tmp_path: Path, run_cli
+) -> None:
+    file = tmp_path / "bad.yaml"
+    file.write_text(BASE.replace("HARDWARE", hardware) + extra, encoding="utf-8")
+    result = run_cli("validate", file)
+    assert result.code == 2, result.out + result.err
+    text = result.out + result.err
+    assert path in text and words in text
+    assert "Traceback" not in text
+
+
+def test_good_timing_input_validates(tmp_path: Path, run_cli) -> None:
+    file = tmp_path / "good.yaml"
+    hardware = "{id: h100-hgx, lead_time_months: 6, available_from: 2026-08-01, end_of_sale: 2027}"
+    extra = "on_order: [{hardware: h100-hgx, site: dc, units: 2, delivery: 2026-12-01}]\n"
+    file.write_text(BASE.replace("HARDWARE", hardware) + extra, encoding="utf-8")
+    result = run_cli("validate", file)
+    assert result.code == 0, result.out + result.err
