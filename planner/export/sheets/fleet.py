@@ -185,7 +185,12 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     ordered = (
         dict(
             zip(
-                zip(purchases["hardware"], purchases["site"], purchases[label].astype(str)),
+                zip(
+                    purchases["hardware"],
+                    purchases["site"],
+                    purchases[label].astype(str),
+                    strict=True,
+                ),
                 purchases["order_period"],
                 strict=True,
             )
