@@ -143,12 +143,21 @@ def write_workbook(
 
     ``source`` names the scenario file on the Summary sheet. The Curves sheet's
     throughput-interactivity points are computed here (the perf model at a grid of
-    tok/s/user, :func:`planner.perf.curves.scenario_curves`), within the export's grace.
+    tok/s/user, :func:`planner.perf.curves.scenario_curves`), within the export's grace;
+    a scenario with more points than :data:`planner.perf.curves.CURVE_POINT_BUDGET`
+    draws, per workload, only the hardware the plan serves it with (the sheet says so).
     """
-    from planner.perf.curves import scenario_curves  # the perf package is heavy; import late
+    from planner.perf.curves import curve_selection, scenario_curves  # heavy; import late
 
+    served = plan.tables.get("assignment_inference")
+    served_by: dict[str, set[str]] = {}
+    if served is not None:
+        for row in served[served["units"] > 0].itertuples(index=False):
+            served_by.setdefault(str(row.workload), set()).add(str(row.hardware))
     with deadline.export_grace():
-        curves = scenario_curves(scenario)
+        chosen, note = curve_selection(scenario, served_by)
+        curves = scenario_curves(scenario, hardware_for=chosen)
+        curves.attrs["hardware_note"] = note
         return excel.write_workbook(plan, scenario, path, source=source, curves=curves)
 
 

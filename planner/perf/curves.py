@@ -14,7 +14,7 @@ these points.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -86,8 +86,12 @@ def scenario_curves(
     interactivity: Sequence[float] = DEFAULT_INTERACTIVITY,
     efficiency: Efficiency | EfficiencyTable | None = None,
     calibration_path: str | Path | None = None,
+    hardware_for: Mapping[str, Collection[str]] | None = None,
 ) -> pd.DataFrame:
     """One row per (serving workload, scenario hardware, point), :data:`SCENARIO_CURVE_COLUMNS`.
+
+    ``hardware_for``: workload name → the hardware ids to draw for it (default: every
+    scenario hardware for every workload; see :func:`curve_selection`).
 
     The points are ``interactivity`` plus the workload's ``slo_tokens_per_s_per_user``
     (``slo_point`` True on that row). Throughputs are output tokens/s (prefill
@@ -116,7 +120,10 @@ def scenario_curves(
             "slo_tokens_per_s_per_user": slo,
             "slo_ttft_s": case.slo_ttft_s,
         }
+        chosen = None if hardware_for is None else set(hardware_for.get(workload.name, ()))
         for hw in hardware.values():
+            if chosen is not None and hw.id not in chosen:
+                continue
             deadline.check("the throughput-interactivity curves")
             efficiency_here = resolve_efficiency(source, hw.family, case.precision)
             results = serve_curve(model, hw, case, points, efficiency_here)
@@ -150,3 +157,38 @@ def scenario_curves(
     return frame.astype(
         {"servable": bool, "slo_point": bool, "replica_accelerators": int, "batch": int}
     )
+
+
+CURVE_POINT_BUDGET = 4_000
+"""Most curve points a workbook draws for every (workload, hardware) pair: about 5 s of
+perf model (1.2 ms a point, measured on baseline). Above it, :func:`curve_selection`
+keeps the hardware the plan serves each workload with; L-size benchmark scenarios have
+16,032 points (18 s), XL 39,420 (43 s)."""
+
+
+def curve_selection(
+    scenario: Scenario,
+    served_by: Mapping[str, Collection[str]],
+    interactivity: Sequence[float] = DEFAULT_INTERACTIVITY,
+    budget: int = CURVE_POINT_BUDGET,
+) -> tuple[dict[str, set[str]] | None, str]:
+    """Which hardware a workbook's Curves sheet draws per workload, and a note saying so.
+
+    Every scenario hardware for every serving workload while the points (workloads ×
+    hardware × (grid + 1)) fit in ``budget``; otherwise, for each workload, the hardware
+    ``served_by`` lists (the plan's assignment), so the sheet stays quick to write and
+    shows the curves the plan rests on. ``planner curve`` draws any other pair.
+    """
+    workloads = [w.name for w in serving_workloads(scenario)]
+    pairs = len(workloads) * len(scenario.hardware)
+    points = pairs * (len(interactivity) + 1)
+    if points <= budget:
+        return None, "Hardware: every candidate of the scenario, for every workload."
+    chosen = {w: set(served_by.get(w, ())) for w in workloads}
+    kept = sum(len(v) for v in chosen.values())
+    note = (
+        f"Hardware: for each workload, the types the plan serves it with ({kept} of "
+        f"{pairs} workload-hardware pairs): all pairs would be {points:,} points, over "
+        f"the {budget:,} a workbook draws; `planner curve` prints any other pair."
+    )
+    return chosen, note

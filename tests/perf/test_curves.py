@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.perf.curves import DEFAULT_INTERACTIVITY, scenario_curves, with_point
+from planner.perf.curves import (
+    DEFAULT_INTERACTIVITY,
+    curve_selection,
+    scenario_curves,
+    with_point,
+)
 from planner.perf.inference import INFERENCE_COLUMNS, inference_table
 from planner.scenario import load_scenario
 
@@ -30,3 +35,19 @@ def test_slo_point_rows_are_the_inference_table(name: str) -> None:
     shared = [c for c in INFERENCE_COLUMNS if c in at_slo.columns]
     assert len(shared) == 13  # all but the decode-only / prefill / per-replica columns
     assert at_slo[shared].equals(table[shared])
+
+
+def test_a_large_scenario_draws_the_hardware_its_plan_serves_each_workload_with() -> None:
+    """Baseline has 3 serving workloads x 6 hardware x (20 + 1) points = 378: inside the
+    budget every pair is drawn; over a budget of 100, only the named pairs, and the note
+    gives the counts."""
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    chosen, note = curve_selection(scenario, {})
+    assert chosen is None and "every candidate" in note
+    served_by = {"chat": {"b200-hgx", "gb200-nvl72"}, "agentic": {"gb200-nvl72"}}
+    chosen, note = curve_selection(scenario, served_by, budget=100)
+    assert chosen == {**served_by, "rl-post-train-rollouts": set()}
+    assert "(3 of 18 workload-hardware pairs)" in note and "378 points" in note
+    curves = scenario_curves(scenario, interactivity=[10.0], hardware_for=chosen)
+    pairs = set(zip(curves["workload"], curves["hardware"], strict=True))
+    assert pairs == {("chat", "b200-hgx"), ("chat", "gb200-nvl72"), ("agentic", "gb200-nvl72")}

@@ -144,6 +144,11 @@ def write_curves(book: Book, scenario: Scenario, curves: pd.DataFrame) -> None:
         "and per Mtok output at full load (rent-only systems at their rental price).",
         "Perf-model output, as values. `planner curve` prints the same throughputs for the "
         "same case (its $/Mtok: catalog price and default finance).",
+        str(
+            curves.attrs.get(
+                "hardware_note", "Hardware: every candidate of the scenario, for every workload."
+            )
+        ),
     ]
     for i, text in enumerate(notes):
         book.note(ws, 2 + i, text)
