@@ -40,7 +40,7 @@ def check_timing(plan: Plan) -> list[str]:
     periods = t["periods"]
     start = dict(zip(periods["period"].astype(str), periods["start_year"], strict=True))
     year = dict(zip(periods["period"].astype(str), periods["year"], strict=True))
-    ordered = sorted(start, key=start.get)
+    ordered = sorted(start, key=lambda label: start[label])
     lead = par.get("lead_time_months", {})
     available = par.get("available_from_year", {})
     end_of_sale = par.get("end_of_sale", {})

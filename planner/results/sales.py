@@ -7,7 +7,7 @@ from collections import defaultdict
 import pandas as pd
 
 from planner.economics.horizon_end import sale_proceeds_usd
-from planner.optimize.data import Key, ModelData
+from planner.optimize.data import Key, ModelData, PeriodLabel
 from planner.optimize.extract import Solution
 from planner.results.tables import WHEN, frame, vintage_label, when
 
@@ -70,8 +70,8 @@ def sales_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         h: str,
         s: str,
         origin: str,
-        vintage: object,
-        p: object,
+        vintage: PeriodLabel | int,
+        p: PeriodLabel,
         units: float,
         price: float,
         age: float,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
-from planner.catalog.schema import HardwareSpec, ModelSpec, Precision
+from planner.catalog.schema import AvailableFrom, HardwareSpec, ModelSpec, Precision
 from planner.field_docs import DocumentedFields
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
@@ -239,6 +239,7 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None
+        available_from: AvailableFrom | None
 
     def overrides(self) -> dict[str, Any]:
         """Catalog fields this choice sets, with scalar values only."""

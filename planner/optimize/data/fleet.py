@@ -137,7 +137,7 @@ def existing(ctx: Context) -> Existing:
     first: dict[Key, int] = {}
     start = ctx.scenario.horizon.start
     for row in ctx.scenario.existing_fleet:
-        key = (row.hardware, row.site, row.installed)
+        key: Key = (row.hardware, row.site, row.installed)
         units[key] += row.units
         first[key] = (row.installed - start) * ctx.per_year
     for order in ctx.scenario.on_order:
