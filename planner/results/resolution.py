@@ -202,4 +202,58 @@ def sub_period_capacity(
     return {w: c for w, c in capacity.items() if c != float("inf")}
 
 
-__all__ = ["COLUMNS", "free_units", "require_finer", "resolution_check"]
+SUB_PERIOD_NAMES = {1: "year", 2: "half-year", 4: "quarter", 12: "month"}
+
+SUMMARY_COLUMNS = [
+    "period",
+    "worst_sub_period",
+    "worst_workload",
+    "worst_shortfall_share",
+    "sub_periods_short",
+]
+
+
+def resolution_summary(check: pd.DataFrame) -> pd.DataFrame:
+    """One row per plan period of a :func:`resolution_check`: its worst sub-period and
+    workload, that shortfall share, and how many of its sub-periods fall short."""
+    rows = []
+    for period, part in check.groupby("period", sort=False):
+        worst = part.loc[part["shortfall_share"].idxmax()]
+        short = part.loc[~part["meets"], "sub_period"].nunique()
+        rows.append(
+            {
+                "period": period,
+                "worst_sub_period": worst["sub_period"],
+                "worst_workload": worst["workload"],
+                "worst_shortfall_share": float(worst["shortfall_share"]),
+                "sub_periods_short": int(short),
+            }
+        )
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def resolution_verdict(check: pd.DataFrame, finer_periods_per_year: int) -> str:
+    """One sentence: the plan meets every sub-period's peak, or which fall short."""
+    name = SUB_PERIOD_NAMES[finer_periods_per_year]
+    if check.empty:
+        return f"no demand to check by {name}"
+    short = check[~check["meets"]]
+    if short.empty:
+        return f"meets every {name}'s peak"
+    worst = short.sort_values("shortfall_share", ascending=False).drop_duplicates("sub_period")
+    listed = ", ".join(
+        f"{r.sub_period} ({r.workload} {r.shortfall_share:.1%} short)"
+        for r in worst.sort_values("sub_period").itertuples(index=False)
+    )
+    return f"falls short of the peak in {len(worst)} {name}(s): {listed}"
+
+
+__all__ = [
+    "COLUMNS",
+    "SUMMARY_COLUMNS",
+    "free_units",
+    "require_finer",
+    "resolution_check",
+    "resolution_summary",
+    "resolution_verdict",
+]
