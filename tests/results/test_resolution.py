@@ -171,3 +171,14 @@ def test_baseline_coarse_plan_is_not_cheaper_under_peak_average(baseline: Scenar
     halves = api.plan(_with(baseline, demand_within_period="peak_average", periods_per_year=2))
     gap = baseline.solver.mip_gap
     assert yearly.headline["objective_usd"] >= halves.headline["objective_usd"] * (1 - gap)
+
+
+def test_a_quarterly_plan_checked_by_month() -> None:
+    """Quarterly peak_average plan: each quarter meets its end peak, so every month too;
+    three months per quarter, 2 years."""
+    scenario = _with(api.load(GROWING), demand_within_period="peak_average", periods_per_year=4)
+    check = resolution_check(api.plan(scenario), scenario, 12)
+    assert len(check) == 24
+    assert list(check["sub_period"][:3]) == ["2026-01", "2026-02", "2026-03"]
+    assert set(check["period"][:3]) == {"2026Q1"}
+    assert check["meets"].all()
