@@ -25,6 +25,7 @@ from planner.cli.outputs import (
     require_suffix,
     scenario_inputs,
 )
+from planner.cli.resolution_out import OPTION, ResolutionReport, require_resolution
 from planner.deadline import Deadline
 from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
@@ -135,6 +136,16 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     show_default=True,
     help="File format of --tables (parquet needs pyarrow).",
 )
+@click.option(
+    OPTION,
+    "resolution_check",
+    type=int,
+    default=None,
+    metavar="P",
+    help="Also check the plan's fleet against the peak demand of each of P sub-periods "
+    "a year (4: quarters; a multiple of horizon.periods_per_year) and print the worst "
+    "shortfall per period.",
+)
 @format_option
 def run(
     scenario_file: Path,
@@ -151,6 +162,7 @@ def run(
     plots: Path | None,
     tables_dir: Path | None,
     table_format: str,
+    resolution_check: int | None,
     fmt: str,
 ) -> None:
     """Optimise the fleet of SCENARIO_FILE: what to buy or rent, period by period, at what cost.
@@ -175,6 +187,7 @@ def run(
       planner run scenarios/baseline.yaml --marginal 'sites[texas].power_cap_mw.2028'
       planner run scenarios/baseline.yaml --plots exports/baseline-plots
       planner run scenarios/baseline.yaml --tables exports/baseline-tables
+      planner run scenarios/baseline.yaml --resolution-check 4
     """
     require_suffix(out, WORKBOOK, "--out")
     if plots is not None:
@@ -182,6 +195,7 @@ def run(
     if tables_dir is not None:
         api.require_table_format(table_format)
     scenario = api.load(scenario_file)
+    require_resolution(scenario, resolution_check)  # fail before solving, not after
     inputs = scenario_inputs(scenario_file, scenario.calibration)
     target = out or default_output(Path("exports") / f"{scenario_file.stem}.xlsx", inputs)
     pngs = [plots / chart.file for chart in CHARTS] if plots is not None else []
@@ -210,8 +224,9 @@ def run(
             markup=False,
             soft_wrap=True,
         )
+        resolution = ResolutionReport.of(result, scenario, resolution_check)
         if fmt == "json":
-            emit_json(result.to_json())
+            emit_json({**result.to_json(), **(resolution.json_part() if resolution else {})})
         elif fmt == "csv":
             frame = pd.DataFrame(
                 [{"item": k, "value": v} for k, v in {"status": result.status, **h}.items()]
@@ -219,6 +234,8 @@ def run(
             print_frame(frame, "csv")
         else:
             _print_table(result, by_period)
+        if resolution is not None:
+            resolution.print(fmt)
         _warn(result)
         written = api.write_workbook(result, scenario, target, source=scenario_file)
         stderr.print(f"wrote {written}", markup=False)
