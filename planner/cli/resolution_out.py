@@ -33,20 +33,22 @@ class ResolutionReport:
 
     check: pd.DataFrame
     finer: int
+    demand_within_period: str | None = None
 
     @classmethod
     def of(cls, plan: Plan, scenario: Scenario, finer: int | None) -> ResolutionReport | None:
         """The report, or None when the option was not given."""
         if finer is None:
             return None
-        return cls(resolution_check(plan, scenario, finer, path=OPTION), finer)
+        check = resolution_check(plan, scenario, finer, path=OPTION)
+        return cls(check, finer, scenario.horizon.demand_within_period)
 
     def json_part(self) -> dict[str, Any]:
         """The check as it joins ``planner run --format json``'s document."""
         return {
             "resolution_check": {
                 "periods_per_year": self.finer,
-                "verdict": resolution_verdict(self.check, self.finer),
+                "verdict": resolution_verdict(self.check, self.finer, self.demand_within_period),
                 "summary": frame_records(resolution_summary(self.check)),
                 "rows": frame_records(self.check),
             }
@@ -55,7 +57,8 @@ class ResolutionReport:
     def print(self, fmt: str) -> None:
         """Per plan period the worst shortfall, then the verdict, on stdout; with csv or
         json (whose stdout is the plan) only the verdict, on stderr."""
-        verdict = f"resolution check: {resolution_verdict(self.check, self.finer)}"
+        said = resolution_verdict(self.check, self.finer, self.demand_within_period)
+        verdict = f"resolution check: {said}"
         if fmt != "table":
             echo_err(verdict)
             return

@@ -232,8 +232,12 @@ def resolution_summary(check: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
-def resolution_verdict(check: pd.DataFrame, finer_periods_per_year: int) -> str:
-    """One sentence: the plan meets every sub-period's peak, or which fall short."""
+def resolution_verdict(
+    check: pd.DataFrame, finer_periods_per_year: int, demand_within_period: str | None = None
+) -> str:
+    """One sentence: the plan meets every sub-period's peak, or which fall short (and,
+    for a plan that read demand at each period's start, the setting that sizes it to the
+    peaks instead)."""
     name = SUB_PERIOD_NAMES[finer_periods_per_year]
     if check.empty:
         return f"no demand to check by {name}"
@@ -245,7 +249,13 @@ def resolution_verdict(check: pd.DataFrame, finer_periods_per_year: int) -> str:
         f"{r.sub_period} ({r.workload} {r.shortfall_share:.1%} short)"
         for r in worst.sort_values("sub_period").itertuples(index=False)
     )
-    return f"falls short of the peak in {len(worst)} {name}(s): {listed}"
+    verdict = f"falls short of the peak in {len(worst)} {name}(s): {listed}"
+    if demand_within_period == "start":
+        verdict += (
+            "; the plan read demand at each period's start (horizon.demand_within_period:"
+            " start); peak_average sizes the fleet to each period's peak"
+        )
+    return verdict
 
 
 __all__ = [

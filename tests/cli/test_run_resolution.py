@@ -15,6 +15,7 @@ def test_the_table_names_the_quarter_that_falls_short(run_cli, tmp_path: Path) -
     assert "Resolution check: fleet against each quarter's peak" in result.out
     text = " ".join(result.out.split())
     assert "falls short of the peak in 1 quarter(s): 2026Q4 (chat 1.9% short)" in text
+    assert "(horizon.demand_within_period: start); peak_average sizes the fleet" in text
     summary = result.out.split("Resolution check")[1]
     assert "0.0195" in summary  # 2026's worst shortfall share, 1 − 4τ/181,250
 
