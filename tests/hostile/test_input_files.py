@@ -75,10 +75,15 @@ def _edited_book(book: Path, target: Path, sheet: str, cell: str, value: object)
 
 
 def _solver_name_cell(book: Path) -> str:
-    sheet = openpyxl.load_workbook(book, read_only=True)["solver"]
-    for r, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-        if row and row[0] == "name":
-            return f"B{r}"
+    # read-only workbooks hold their file open until closed: close it here, or the
+    # garbage collector's ResourceWarning fails whichever test it lands in
+    wb = openpyxl.load_workbook(book, read_only=True)
+    try:
+        for r, row in enumerate(wb["solver"].iter_rows(values_only=True), start=1):
+            if row and row[0] == "name":
+                return f"B{r}"
+    finally:
+        wb.close()
     raise AssertionError("no name row on the solver sheet")
 
 
