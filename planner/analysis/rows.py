@@ -101,7 +101,14 @@ def purchase_key(hardware: str, site: str, period: str) -> str:
 
 
 def _first_year_buys(purchases: pd.DataFrame, year: int) -> dict[str, float]:
-    mine = purchases[(purchases["year"] == year) & (purchases["units"] > 0)]
+    """Purchases ordered in ``year`` (keyed by delivery period, as
+    :class:`planner.optimize.fixed.FixedPurchases` fixes them): with a lead time an
+    order of ``year`` may be delivered later. Period labels start with their year."""
+    if "order_period" in purchases.columns:
+        ordered = purchases["order_period"].astype(str).str[:4].astype(int)
+    else:
+        ordered = purchases["year"]
+    mine = purchases[(ordered == year) & (purchases["units"] > 0)]
     return {
         purchase_key(str(r.hardware), str(r.site), str(r.period)): float(r.units)
         for r in mine.itertuples(index=False)

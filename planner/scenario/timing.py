@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import math
 
@@ -50,11 +51,12 @@ def lead_periods(lead_time_months: int, periods_per_year: int) -> int:
 
 
 def date_year(value: int | str | dt.date) -> float:
-    """A year (``2027``) or a date (``2027-07-01``) as a fractional year (day precision
-    is not needed: deliveries land in the first period starting at or after it)."""
+    """A year (``2027``) or a date (``2027-07-01``) as a fractional year on the calendar
+    of months: ``year + (month − 1 + (day − 1) / days in the month) / 12``, so the first
+    of every month is exactly its monthly period's start (1 February is 2027 + 1/12,
+    not 31/365) and deliveries land in the first period starting at or after it."""
     if isinstance(value, int):
         return float(value)
     day = value if isinstance(value, dt.date) else dt.date.fromisoformat(value)
-    first = dt.date(day.year, 1, 1)
-    days = (dt.date(day.year + 1, 1, 1) - first).days
-    return day.year + (day - first).days / days
+    days = calendar.monthrange(day.year, day.month)[1]
+    return day.year + (day.month - 1 + (day.day - 1) / days) / MONTHS_PER_YEAR

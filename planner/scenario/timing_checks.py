@@ -12,6 +12,7 @@ from planner.scenario.timing import (
     MONTHS_PER_YEAR,
     available_from_year,
     date_year,
+    lead_periods,
     quarter_start,
 )
 
@@ -29,19 +30,34 @@ def check_timing(scenario: Scenario) -> list[Problem]:
         except ValidationError:
             continue  # check_catalog_rows reports it
         path = f"hardware[{i}]"
-        if spec.lead_time_months >= horizon.years * MONTHS_PER_YEAR:
+        periods = horizon.years * horizon.periods_per_year
+        if lead_periods(spec.lead_time_months, horizon.periods_per_year) >= periods:
+            longest = MONTHS_PER_YEAR * (periods - 1) // horizon.periods_per_year
             problems.append(
                 Problem(
                     path=f"{path}.lead_time_months",
-                    message="lead time as long as the horizon: nothing ordered could arrive",
+                    message="lead time too long: nothing ordered in the horizon could arrive "
+                    "by its last period",
                     found=str(spec.lead_time_months),
-                    expected=f"fewer than {horizon.years * MONTHS_PER_YEAR} months",
+                    expected=f"at most {longest} months",
                     hint="shorten lead_time_months, extend horizon.years, or list the units "
                     "under on_order",
                 )
             )
         if h.available_from is not None:
-            first = quarter_start(h.available_from)
+            try:
+                first = quarter_start(h.available_from)
+            except ValueError:
+                problems.append(
+                    Problem(
+                        path=f"{path}.available_from",
+                        message="available_from is not a calendar date",
+                        found=str(h.available_from),
+                        expected="a quarter (2027Q3) or a real date (2027-08-15)",
+                        hint="fix the day or month, or give the quarter",
+                    )
+                )
+                continue
             if not start - EPS_YEARS <= first < end - EPS_YEARS:
                 problems.append(
                     Problem(
@@ -62,6 +78,17 @@ def check_timing(scenario: Scenario) -> list[Problem]:
                     hint="move end_of_sale later or available_from earlier",
                 )
             )
+    if scenario.on_order and scenario.finance.sell_early:
+        problems.append(
+            Problem(
+                path="finance.sell_early",
+                message="early sales are not modelled for units on order",
+                found="true, with on_order entries",
+                expected="sell_early false, or no on_order entries",
+                hint="list the delivered units under existing_fleet to let them be sold, "
+                "or set finance.sell_early: false",
+            )
+        )
     for i, order in enumerate(scenario.on_order):
         when = date_year(order.delivery)
         if not start - EPS_YEARS <= when <= end - horizon.period_length_years + EPS_YEARS:

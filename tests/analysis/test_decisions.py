@@ -185,3 +185,26 @@ def test_the_readme_spec_and_help_examples_vary_only_inputs_that_reach_baseline(
     helps = " ".join(c.help or "" for c in (analysis_cmds.sweep, analysis_cmds.montecarlo))
     assert "finance.electricity_usd_per_kwh" not in helps
     assert "finance.electricity_usd_per_kwh" not in readme.split("```bash", 2)[1]
+
+
+def test_first_year_buys_are_the_orders_placed_that_year() -> None:
+    """With a lead time a 2026 order is delivered (keyed) in 2027: it is a 2026 decision,
+    as FixedPurchases fixes it; a 2026 delivery ordered before the horizon is not."""
+    import pandas as pd
+
+    from planner.analysis.rows import _first_year_buys
+
+    purchases = pd.DataFrame(
+        {
+            "period": ["2027", "2026Q3", "2027"],
+            "year": [2027, 2026, 2027],
+            "order_period": ["2026", "2026Q1", "2027"],
+            "hardware": ["b200-hgx", "h100-hgx", "h100-hgx"],
+            "site": ["dc", "dc", "dc"],
+            "units": [4.0, 2.0, 3.0],
+        }
+    )
+    assert _first_year_buys(purchases, 2026) == {"b200-hgx|dc|2027": 4.0, "h100-hgx|dc|2026Q3": 2.0}
+    assert _first_year_buys(purchases.drop(columns="order_period"), 2026) == {
+        "h100-hgx|dc|2026Q3": 2.0
+    }

@@ -20,6 +20,16 @@ inference: [{name: chat, model: llama-3.1-8b, tokens_per_day: 1.0e10}]
     ("hardware", "extra", "path", "words"),
     [
         ("{id: h100-hgx, lead_time_months: 24}", "", "hardware[0].lead_time_months", "lead time"),
+        # 13 months on a yearly 2-year horizon: an order of 2026 arrives after 2027's start
+        ("{id: h100-hgx, lead_time_months: 13}", "", "hardware[0].lead_time_months", "12 months"),
+        ("{id: h100-hgx, available_from: '2026-02-30'}", "", "hardware[0].available_from", "date"),
+        (
+            "{id: h100-hgx}",
+            "finance: {sell_early: true}\n"
+            "on_order: [{hardware: h100-hgx, site: dc, units: 2, delivery: 2027}]\n",
+            "finance.sell_early",
+            "on order",
+        ),
         ("{id: h100-hgx, available_from: 2029Q1}", "", "hardware[0].available_from", "outside"),
         ("{id: h100-hgx, available_from: 2025-05-01}", "", "hardware[0].available_from", "outside"),
         (
@@ -67,3 +77,20 @@ def test_good_timing_input_validates(tmp_path: Path, run_cli) -> None:
     file.write_text(BASE.replace("HARDWARE", hardware) + extra, encoding="utf-8")
     result = run_cli("validate", file)
     assert result.code == 0, result.out + result.err
+
+
+def test_a_lead_time_that_fits_is_accepted(tmp_path: Path, run_cli) -> None:
+    """12 months on a yearly 2-year horizon: ordered in 2026, delivered in 2027."""
+    file = tmp_path / "ok.yaml"
+    file.write_text(BASE.replace("HARDWARE", "{id: h100-hgx, lead_time_months: 12}"), "utf-8")
+    assert run_cli("validate", file).code == 0
+
+
+def test_a_delivery_date_maps_to_its_calendar_month() -> None:
+    """The first of a month is exactly that month's period start (monthly plans)."""
+    from planner.scenario.timing import date_year
+
+    assert date_year("2026-02-01") == pytest.approx(2026 + 1 / 12, abs=1e-12)
+    assert date_year("2026-12-01") == pytest.approx(2026 + 11 / 12, abs=1e-12)
+    assert date_year("2026-02-15") == pytest.approx(2026 + (1 + 14 / 28) / 12)
+    assert date_year(2027) == 2027.0
