@@ -45,7 +45,7 @@ def test_timing_helpers() -> None:
     assert lead_periods(6, 4) == 2
     assert lead_periods(1, 4) == 1
     assert date_year(2027) == 2027.0
-    assert 2027.49 < date_year("2027-07-01") < 2027.5  # delivered in 2027Q3
+    assert date_year("2027-07-01") == 2027.5  # the start of 2027Q3: delivered then
 
 
 def test_a_lead_time_places_the_order_a_year_ahead_and_pays_it_then() -> None:
