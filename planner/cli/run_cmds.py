@@ -32,6 +32,7 @@ from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import DEFAULT_MAX_NONZEROS
 from planner.results import Plan
 from planner.results.horizon_end import horizon_end_line
+from planner.results.sales import sales_line
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -73,6 +74,9 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     out.print(horizon_end_line(h))
+    sold = sales_line(plan.tables.get("sales"))
+    if sold is not None:
+        out.print(sold)
     fleet_title = "Fleet by year (units)" if api.yearly(plan) else "Fleet at year end (units)"
     if by_period:
         fleet_title = "Fleet by period (units)"

@@ -129,3 +129,17 @@ def sales_table(d: ModelData, sol: Solution) -> pd.DataFrame:
         .drop(columns="_o")
         .reset_index(drop=True)
     )
+
+
+def sales_line(sales: pd.DataFrame | None) -> str | None:
+    """The run summary's sentence on early sales, with the basis of the proceeds; None
+    when nothing was sold."""
+    if sales is None or sales.empty or sales["units"].sum() <= 0:
+        return None
+    return (
+        f"early sales (finance.sell_early): {sales['units'].sum():,.0f} units for "
+        f"${sales['proceeds_usd'].sum():,.0f} (PV ${sales['proceeds_pv_usd'].sum():,.0f}; "
+        "units × price (paid, or catalog for existing units) × the resale_curve share "
+        "at their age, credited in the "
+        "period sold; not added to the capex budget)"
+    )

@@ -192,3 +192,12 @@ def test_sell_early_must_be_a_bool(tmp_path: Path, run_cli: RunCli) -> None:
     result = run_cli("run", bad)
     assert result.code == 2
     assert "finance.sell_early" in result.err + result.out
+
+
+def test_run_states_the_sales_and_their_basis(tmp_path: Path, run_cli: RunCli) -> None:
+    """3 units sold at age 1 at 62.5% of $280,000 = $525,000, PV 525,000 / 1.1."""
+    result = run_cli("run", SCENARIOS / "sell_after_first_year.yaml", "--out", tmp_path / "s.xlsx")
+    assert result.code == 0, result.err
+    text = " ".join(result.out.split())
+    assert "early sales (finance.sell_early): 3 units for $525,000 (PV $477,273;" in text
+    assert "resale_curve share at their age" in text
