@@ -63,6 +63,7 @@ from planner.optimize.profit import (
 from planner.relief import relief_tables
 from planner.results import Plan, build_plan
 from planner.results.diagnosis import with_relief
+from planner.results.plan import ALL_SERVED
 from planner.scenario.checks import check_scenario
 from planner.scenario.schema import Scenario
 from planner.units import USD_SCALE
@@ -199,21 +200,43 @@ def min_cost(
     options: SolverOptions,
     duals: Sequence[str] = (),
     extend: ModelHook | None = None,
+    *,
+    serve_all_first: bool = True,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """``objective: min_cost``, lexicographically: two solves of ``data``.
+    """``objective: min_cost``, lexicographically: serve the most, then cost the least.
 
+    0. Everything served (``serve_all_first``, the default): minimise the NPV cost with
+       every unmet slack at 0 (:class:`CostWithServiceHeld` of 0). When that model has
+       a plan, no plan serves more (an unserved share of 0 is the least there is), so
+       it is the lexicographic optimum and its gap is the gap on cost: one solve, no
+       service stage. When the solver proves it infeasible, the time spent is lost and
+       the two stages below run in the time left; when it stops without a plan or a
+       proof (out of time), there is no plan.
     1. Service: minimise the priority-weighted unserved share
        (:func:`planner.optimize.objective.service_coefficients`), to a gap of
        :data:`SERVICE_GAP`, in at most half the time left.
     2. Cost: minimise the NPV cost (no penalties) with the unserved share held at the
        service stage's value (:class:`CostWithServiceHeld`); its gap is the gap on cost.
 
-    ``extend`` adds its rows to both stages (e.g. purchases fixed by an analysis).
-    Returns the cost stage's result, solution and size, and the service stage's result.
+    ``extend`` adds its rows to every stage (e.g. purchases fixed by an analysis).
+    Returns the cost stage's result, solution and size, and the service stage's result
+    (after step 0, :func:`all_served`, whose termination is :data:`ALL_SERVED`). The
+    size carries ``service_path``: which of the two ways the plan was made.
     When the cost stage ends without a plan, the service stage's plan is returned with
     status ``feasible`` (its cost not minimised).
     """
-    return _two_stages(
+    tried = None
+    if serve_all_first:
+        result, solution, size = build_and_solve(
+            data, options, duals, extend=_both(CostWithServiceHeld(0.0), extend)
+        )
+        if solution is not None:
+            return result, solution, {**size, "service_path": ONE_STAGE}, all_served(options)
+        if result.status != SolveStatus.INFEASIBLE:  # out of time, not proven unservable
+            return result, None, {**size, "service_path": ONE_STAGE}, result
+        tried = result.seconds
+        log.info("not everything can be served (%.1f s to prove it): two stages", tried)
+    result, solution, size, service = _two_stages(
         data,
         options,
         duals,
@@ -222,6 +245,24 @@ def min_cost(
         service_scale,
         extend,
     )
+    path = TWO_STAGES if tried is None else TWO_STAGES_AFTER.format(seconds=tried)
+    return result, solution, {**size, "service_path": path}, service
+
+
+ONE_STAGE = "one stage: every slack held at 0, the cost minimised"
+TWO_STAGES = "two stages: the most service, then the least cost with it held"
+TWO_STAGES_AFTER = (
+    "two stages, after serving everything proved infeasible ({seconds:.1f} s lost): the "
+    "most service, then the least cost with it held"
+)
+
+
+def all_served(options: SolverOptions) -> SolveResult:
+    """The service stage's result when none was needed: everything is served, so the
+    weighted unserved share is 0, its proven minimum (no solve, no seconds). Its
+    termination, :data:`planner.results.plan.ALL_SERVED`, becomes the headline's
+    ``service_status``."""
+    return SolveResult(SolveStatus.OPTIMAL, ALL_SERVED, 0.0, 0.0, 0.0, options.name)
 
 
 def max_profit(
@@ -300,7 +341,7 @@ def service_headline(service: SolveResult, cost: SolveResult, scale: float) -> d
         "objective": "min_cost",
         "objective_usd_is": "NPV cost (penalties excluded), service held at its maximum",
         "penalties_in_objective": False,
-        "service_status": service.status.value,
+        "service_status": ALL_SERVED if service.termination == ALL_SERVED else service.status.value,
         "service_gap": service.gap,
         "weighted_unserved_share": None if service.objective is None else service.objective / scale,
         "service_solve_seconds": service.seconds,
@@ -513,6 +554,10 @@ def _window(
 
 def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
     """The lexicographic (serve most, then cheapest) plan of ``data`` as an LP: the
-    relief re-solves of :mod:`planner.relief`; None unless both stages are optimal."""
-    cost, solution, _, service = min_cost(replace(data, relax=True), replace(options, mip_gap=None))
+    relief re-solves of :mod:`planner.relief`; None unless both stages are optimal.
+    Straight to the two stages: relief runs only when the plan leaves demand unmet, so
+    serving everything would mostly be proven infeasible, one LP lost per estimate."""
+    cost, solution, _, service = min_cost(
+        replace(data, relax=True), replace(options, mip_gap=None), serve_all_first=False
+    )
     return solution if lexicographic_status(service, cost) == SolveStatus.OPTIMAL else None

@@ -261,7 +261,7 @@ def _warn(plan: Plan) -> None:
             f"gap on cost {h['mip_gap'] if h['mip_gap'] is not None else 'unknown'}"
             + (
                 "; the service stage stopped early too, so more demand may be servable"
-                if service != "optimal"
+                if service == "feasible"
                 else ""
             )
             + ": this plan may be improvable",

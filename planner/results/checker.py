@@ -28,7 +28,7 @@ from planner.results.checker_timing import capex_paid, check_timing
 from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
-from planner.results.plan import Plan
+from planner.results.plan import ALL_SERVED, Plan
 from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
 
@@ -63,6 +63,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_limits(plan)
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])
+    out += _check_all_served(plan)
     out += check_fixed_clusters(t["training"], t["assignment_training"], t["periods"])
     out += check_timing(plan)
     problems, procurement = check_procurement(plan)
@@ -218,6 +219,23 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
         )
         if not _close(row.unmet_tokens, expected, MTOK):
             out.append(f"{row.period}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
+    return out
+
+
+def _check_all_served(plan: Plan) -> list[str]:
+    """A plan whose headline says no service stage was needed (``service_status``
+    :data:`ALL_SERVED`) leaves no output token and no training FLOP undone (up to
+    :data:`REL` of the demand)."""
+    if plan.headline.get("service_status") != ALL_SERVED:
+        return []
+    served, training = plan.tables["served"], plan.tables["training"]
+    tokens, flops = float(served["unmet_tokens"].sum()), float(training["unmet_flops"].sum())
+    demanded = float(served["served_tokens"].sum()) + tokens
+    out = []
+    if tokens > REL * max(demanded, MTOK):
+        out.append(f"service_status says all served, but {tokens:.6g} output tokens are unmet")
+    if flops > REL * max(float(training["flops_required"].sum()), PFLOP):
+        out.append(f"service_status says all served, but {flops:.6g} training FLOP are undone")
     return out
 
 

@@ -295,7 +295,7 @@ def _why_improvable(status: str, headline: dict[str, object]) -> str:
     gap = headline.get("mip_gap")
     parts.append(f"gap on cost {gap:.2%}" if isinstance(gap, float) else "gap on cost unknown")
     service = headline.get("service_status")
-    if service is not None and service != "optimal":
+    if service == "feasible":  # stopped early (not optimal, nor skipped: all served)
         parts.append(f"the service stage ended {service}")
     return ", ".join(parts)
 

@@ -122,7 +122,8 @@ def _round_the_lp(
     """The ``lp-first`` strategy: solve the LP relaxation (interior point, then
     crossover), round its integers up — or, if that breaks a cap, down — and solve the
     LP left with them fixed, warm from the relaxation's basis. A whole plan within the
-    MIP gap of the relaxation's bound is the answer (returned); otherwise the MILP
+    MIP gap of the relaxation's bound is the answer (returned), as is a relaxation
+    proven infeasible (the MILP is then infeasible too); otherwise the MILP
     starts from it, and the relaxation's bound is returned to tighten the MILP's. The
     relaxation's duals of the ``duals`` components come back too (a MILP has none), and
     whether a rounded plan was found (it is then the MIP's start)."""
@@ -133,6 +134,13 @@ def _round_the_lp(
     highs.setOptionValue("solver", "ipm")
     hs.run(bridge, options, deadline)
     highs.setOptionValue("solver", "choose")
+    if highs.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+        # No fractional plan, so no whole one: the MILP would only prove it again.
+        log.info("lp-first: the LP relaxation is infeasible, so the MILP is too")
+        status, termination = hs.status(bridge)
+        solver_seconds = time.perf_counter() - started
+        infeasible = SolveResult(status, termination, None, None, 0.0, options.name)
+        return replace(infeasible, solver_seconds=solver_seconds), None, {}, False
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         log.info("lp-first: the LP relaxation ended %s; solving the MILP", highs.getModelStatus())
         hs.set_integrality(bridge, True)

@@ -1,0 +1,90 @@
+"""``min_cost`` tries one solve with every unmet slack at 0 before the two stages.
+
+A scenario that can serve everything (scenarios/baseline.yaml) takes that path and gets
+the two stages' plan; one that cannot (scenarios/power_constrained.yaml) is proven
+infeasible at once and falls back to the two stages, serving what they serve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from planner.optimize import SolveStatus, build_data
+from planner.pipeline import (
+    ONE_STAGE,
+    TWO_STAGES,
+    lexicographic_status,
+    min_cost,
+    plan,
+    solver_options,
+    throughput,
+)
+from planner.results.checker import check_plan
+from planner.results.diagnosis import diagnose
+from planner.results.plan import ALL_SERVED
+from planner.scenario import load_scenario
+from planner.units import USD_SCALE
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+BASELINE_NPV_USD = 3_466_219_145.0
+"""scenarios/baseline.yaml's NPV cost, as the two stages found it before this path."""
+
+
+def _both_ways(name: str, strategy: str | None = None) -> tuple[tuple, tuple, float]:
+    scenario = load_scenario(SCENARIOS / f"{name}.yaml")
+    data = build_data(scenario, *throughput(scenario))
+    options = solver_options(scenario, strategy=strategy)
+    return min_cost(data, options), min_cost(data, options, serve_all_first=False), options.mip_gap
+
+
+def test_a_servable_scenario_is_solved_once_and_matches_the_two_stages() -> None:
+    one, two, gap = _both_ways("baseline")
+    result, solution, size, service = one
+    assert size["service_path"] == ONE_STAGE
+    assert service.termination == ALL_SERVED and service.objective == 0.0
+    assert service.solver_seconds is None  # no service stage ran
+    assert two[2]["service_path"] == TWO_STAGES
+    assert lexicographic_status(service, result) == SolveStatus.OPTIMAL
+    assert solution is not None and two[1] is not None
+    npv, npv_two = result.objective * USD_SCALE, two[0].objective * USD_SCALE
+    assert npv == pytest.approx(npv_two, rel=gap)
+    assert npv == pytest.approx(BASELINE_NPV_USD, rel=gap)
+    assert not any(solution.unmet_inf.values()) and not any(solution.unmet_train.values())
+
+
+def test_the_headline_says_no_service_stage_ran_and_the_checker_holds_it_to_that() -> None:
+    result = plan(load_scenario(SCENARIOS / "baseline.yaml"))
+    assert result.headline["service_status"] == ALL_SERVED
+    assert result.headline["service_path"] == ONE_STAGE
+    assert result.headline["weighted_unserved_share"] == 0.0
+    assert result.headline["npv_cost_usd"] == pytest.approx(BASELINE_NPV_USD, rel=0.005)
+    assert check_plan(result) == []
+    served = result.tables["served"].copy()
+    served.loc[served.index[0], "unmet_tokens"] = 0.01 * served["served_tokens"].sum()
+    claimed = replace(result, tables={**result.tables, "served": served})
+    assert any("says all served" in p for p in check_plan(claimed))
+
+
+@pytest.mark.parametrize("strategy", ["direct", "lp-first"])
+def test_an_unservable_scenario_falls_back_to_the_two_stages(strategy: str) -> None:
+    one, two, _ = _both_ways("power_constrained", strategy)
+    result, solution, size, service = one
+    assert size["service_path"].startswith("two stages, after serving everything proved")
+    assert service.termination != ALL_SERVED
+    assert solution is not None and two[1] is not None
+    assert service.objective == pytest.approx(two[3].objective, rel=1e-9)
+    assert result.objective == pytest.approx(two[0].objective, rel=1e-9)
+    assert sum(solution.unmet_inf.values()) == pytest.approx(sum(two[1].unmet_inf.values()))
+    assert sum(solution.unmet_inf.values()) > 0
+
+
+def test_a_plan_needing_no_service_stage_is_not_said_to_have_stopped_early() -> None:
+    scenario = load_scenario(SCENARIOS / "baseline.yaml")
+    data = build_data(scenario, *throughput(scenario))
+    result = plan(scenario)
+    headline = {"mip_gap": 0.025, "service_status": ALL_SERVED}
+    first = diagnose(data, result.tables, "feasible", headline)[0]
+    assert "gap on cost 2.50%" in first and "service stage" not in first
