@@ -36,6 +36,7 @@ SIZES = ("S", "M", "L", "XL")
 STAGES = (
     "perf_s",
     "data_s",
+    "lost_s",
     "service_s",
     "build_s",
     "handoff_s",
@@ -48,7 +49,9 @@ STAGES = (
 )
 """Timed stages of one run, in order; ``total_s`` is their sum. ``service_s`` is the
 service stage whole (its build, hand-off and solve); ``build_s`` and ``handoff_s``
-are the cost stage's."""
+are the cost stage's; ``lost_s`` the one solve with every slack at 0 when it proved
+infeasible (``service_path`` says which way the plan was made: ``one`` solve, ``two``
+stages, or ``one, two``: the one proved infeasible, then the two)."""
 COLUMNS = (
     "size",
     "periods",
@@ -64,6 +67,7 @@ COLUMNS = (
     "solve_s",
     "peak_memory_mib",
     "strategy",
+    "service_path",
     "service_status",
     "service_gap",
     "status",
@@ -137,6 +141,8 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     from planner.optimize.objective import service_scale
     from planner.optimize.solvers.highs import new_highs
     from planner.pipeline import (
+        ONE_STAGE,
+        TWO_STAGES,
         lexicographic_status,
         lp_duals,
         lp_min_cost,
@@ -186,6 +192,9 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         with Deadline(options.time_limit_s or float("inf")):
             result, solution, stage, service = min_cost(data, options)
         row["strategy"] = stage["strategy"]
+        path = stage.get("service_path")
+        row["service_path"] = {ONE_STAGE: "one", TWO_STAGES: "two"}.get(path, "one, two")
+        row["lost_s"] = stage.get("lost_seconds")
         row["build_s"] = stage["build_seconds"]
         row["handoff_s"] = stage["handoff_seconds"]
         row["service_solve_s"] = service.solver_seconds
@@ -194,7 +203,7 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         row["solve_s"] = (row["service_solve_s"] or 0.0) + (row["cost_solve_s"] or 0.0)
         row["load_s"] = result.load_seconds
         row["nonzeros"] = result.nonzeros
-        row["service_status"] = service.status.value
+        row["service_status"] = service_headline(service, result, 1.0)["service_status"]
         row["service_gap"] = service.gap
         row["status"] = lexicographic_status(service, result).value
         row["npv_cost_usd"] = None if result.objective is None else result.objective * USD_SCALE

@@ -221,7 +221,8 @@ def min_cost(
     ``extend`` adds its rows to every stage (e.g. purchases fixed by an analysis).
     Returns the cost stage's result, solution and size, and the service stage's result
     (after step 0, :func:`all_served`, whose termination is :data:`ALL_SERVED`). The
-    size carries ``service_path``: which of the two ways the plan was made.
+    size carries ``service_path``: which of the two ways the plan was made, and
+    ``lost_seconds``: the time step 0 took when it proved infeasible (else None).
     When the cost stage ends without a plan, the service stage's plan is returned with
     status ``feasible`` (its cost not minimised).
     """
@@ -231,9 +232,10 @@ def min_cost(
             data, options, duals, extend=_both(CostWithServiceHeld(0.0), extend)
         )
         if solution is not None:
-            return result, solution, {**size, "service_path": ONE_STAGE}, all_served(options)
+            one = {**size, "service_path": ONE_STAGE, "lost_seconds": None}
+            return result, solution, one, all_served(options)
         if result.status != SolveStatus.INFEASIBLE:  # out of time, not proven unservable
-            return result, None, {**size, "service_path": ONE_STAGE}, result
+            return result, None, {**size, "service_path": ONE_STAGE, "lost_seconds": None}, result
         tried = result.seconds
         log.info("not everything can be served (%.1f s to prove it): two stages", tried)
     result, solution, size, service = _two_stages(
@@ -246,7 +248,7 @@ def min_cost(
         extend,
     )
     path = TWO_STAGES if tried is None else TWO_STAGES_AFTER.format(seconds=tried)
-    return result, solution, {**size, "service_path": path}, service
+    return result, solution, {**size, "service_path": path, "lost_seconds": tried}, service
 
 
 ONE_STAGE = "one stage: every slack held at 0, the cost minimised"

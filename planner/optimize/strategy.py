@@ -8,8 +8,9 @@
   the LP left with the integers fixed, warm from the relaxation's basis. The
   relaxation's optimum is a lower bound on the MILP's, so if the rounded plan is within
   the MIP gap of it, that plan is the answer, with a proven gap; otherwise the MILP
-  starts from the rounded plan, and the relaxation's bound tightens the MILP's. All of
-  it counts against the time limit.
+  starts from the rounded plan, and the relaxation's bound tightens the MILP's. A
+  relaxation proven infeasible ends the solve at once (``infeasible``: no whole plan
+  exists either). All of it counts against the time limit.
 
 Fleet plans buy hundreds or thousands of units per hardware, site and period, so
 rounding costs little: on the generated L benchmark the rounded plan is within 0.4% of

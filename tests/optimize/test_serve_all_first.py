@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from planner.optimize import SolveStatus, build_data
+from planner.optimize.objective import CostWithServiceHeld
 from planner.pipeline import (
     ONE_STAGE,
     TWO_STAGES,
+    build_and_solve,
     lexicographic_status,
     min_cost,
     plan,
@@ -88,3 +90,14 @@ def test_a_plan_needing_no_service_stage_is_not_said_to_have_stopped_early() -> 
     headline = {"mip_gap": 0.025, "service_status": ALL_SERVED}
     first = diagnose(data, result.tables, "feasible", headline)[0]
     assert "gap on cost 2.50%" in first and "service stage" not in first
+
+
+def test_lp_first_stops_at_an_infeasible_relaxation(caplog: pytest.LogCaptureFixture) -> None:
+    """No fractional plan serves everything, so no whole one does: no MILP is run."""
+    scenario = load_scenario(SCENARIOS / "power_constrained.yaml")
+    data = build_data(scenario, *throughput(scenario))
+    options = solver_options(scenario, strategy="lp-first")
+    with caplog.at_level("INFO", logger="planner.optimize"):
+        result, solution, _ = build_and_solve(data, options, extend=CostWithServiceHeld(0.0))
+    assert result.status == SolveStatus.INFEASIBLE and solution is None
+    assert "the LP relaxation is infeasible, so the MILP is too" in caplog.text
