@@ -3,6 +3,7 @@
     python bench/run.py                     # S M L XL
     python bench/run.py S M L --out bench.csv
     python bench/run.py XL --time-limit 600 --strategy lp-first
+    python bench/run.py L --two-stages      # what-if: without the one-solve attempt
 
 Each size runs in its own process (so peak memory is that size's alone): generate the
 scenario (bench/generate.py, seed 0), run the perf model, then time each step of
@@ -190,16 +191,19 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         # As planner run solves: the service stage, then the cost stage with the service
         # held, both inside the run's time limit.
         with Deadline(options.time_limit_s or float("inf")):
-            result, solution, stage, service = min_cost(data, options)
+            result, solution, stage, service = min_cost(
+                data, options, serve_all_first=not args.two_stages
+            )
         row["strategy"] = stage["strategy"]
         path = stage.get("service_path")
         row["service_path"] = {ONE_STAGE: "one", TWO_STAGES: "two"}.get(path, "one, two")
         row["lost_s"] = stage.get("lost_seconds")
         row["build_s"] = stage["build_seconds"]
         row["handoff_s"] = stage["handoff_seconds"]
-        row["service_solve_s"] = service.solver_seconds
-        row["service_s"] = service.seconds
-        row["cost_solve_s"] = result.solver_seconds if result is not service else None
+        one = path == ONE_STAGE  # no service stage ran (the one solve is the cost stage)
+        row["service_solve_s"] = None if one else service.solver_seconds
+        row["service_s"] = None if one else service.seconds
+        row["cost_solve_s"] = result.solver_seconds if one or result is not service else None
         row["solve_s"] = (row["service_solve_s"] or 0.0) + (row["cost_solve_s"] or 0.0)
         row["load_s"] = result.load_seconds
         row["nonzeros"] = result.nonzeros
@@ -264,6 +268,8 @@ def _child_command(size: str, args: argparse.Namespace) -> list[str]:
             command += [flag, str(value)]
     if args.no_workbook:
         command.append("--no-workbook")
+    if args.two_stages:
+        command.append("--two-stages")
     return command
 
 
@@ -299,6 +305,11 @@ def main(argv: list[str] | None = None) -> int:
         "--service-gap",
         type=float,
         help="what-if: the service stage's MIP gap instead of planner.pipeline.SERVICE_GAP",
+    )
+    parser.add_argument(
+        "--two-stages",
+        action="store_true",
+        help="what-if: straight to the two stages, without first trying to serve everything",
     )
     parser.add_argument("--threads", type=int, help="HiGHS threads")
     parser.add_argument(
