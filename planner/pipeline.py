@@ -209,9 +209,9 @@ def min_cost(
        every unmet slack at 0 (:class:`CostWithServiceHeld` of 0). When that model has
        a plan, no plan serves more (an unserved share of 0 is the least there is), so
        it is the lexicographic optimum and its gap is the gap on cost: one solve, no
-       service stage. When the solver proves it infeasible, the time spent is lost and
-       the two stages below run in the time left; when it stops without a plan or a
-       proof (out of time), there is no plan.
+       service stage. The attempt gets at most half the time available; when it ends
+       without a plan (proved infeasible, or undecided at its limit), the time spent is
+       lost and the two stages below share the time left.
     1. Service: minimise the priority-weighted unserved share
        (:func:`planner.optimize.objective.service_coefficients`), to a gap of
        :data:`SERVICE_GAP`, in at most half the time left.
@@ -228,16 +228,20 @@ def min_cost(
     """
     tried = None
     if serve_all_first:
+        available = _time_available(options)
+        attempt = replace(options, time_limit_s=None if available is None else available / 2)
+        started = time.perf_counter()
         result, solution, size = build_and_solve(
-            data, options, duals, extend=_both(CostWithServiceHeld(0.0), extend)
+            data, attempt, duals, extend=_both(CostWithServiceHeld(0.0), extend)
         )
         if solution is not None:
             one = {**size, "service_path": ONE_STAGE, "lost_seconds": None}
             return result, solution, one, all_served(options)
-        if result.status != SolveStatus.INFEASIBLE:  # out of time, not proven unservable
-            return result, None, {**size, "service_path": ONE_STAGE, "lost_seconds": None}, result
-        tried = result.seconds
-        log.info("not everything can be served (%.1f s to prove it): two stages", tried)
+        tried = time.perf_counter() - started
+        if available is not None:  # the two stages share what the attempt left
+            options = replace(options, time_limit_s=max(available - tried, 1.0))
+        why = "proved infeasible" if result.status == SolveStatus.INFEASIBLE else "undecided"
+        log.info("serving everything %s in %.1f s: two stages", why, tried)
     result, solution, size, service = _two_stages(
         data,
         options,
@@ -254,7 +258,7 @@ def min_cost(
 ONE_STAGE = "one stage: every slack held at 0, the cost minimised"
 TWO_STAGES = "two stages: the most service, then the least cost with it held"
 TWO_STAGES_AFTER = (
-    "two stages, after serving everything proved infeasible ({seconds:.1f} s lost): the "
+    "two stages, after serving everything found no plan ({seconds:.1f} s lost): the "
     "most service, then the least cost with it held"
 )
 
@@ -292,6 +296,13 @@ def max_profit(
     )
 
 
+def _time_available(options: SolverOptions) -> float | None:
+    """Seconds the solves may still take: the time limit or the run's deadline, the
+    smaller (None: no limit)."""
+    limits = [x for x in (deadline.remaining(), options.time_limit_s) if x is not None]
+    return min(limits) if limits else None
+
+
 def _two_stages(
     data: ModelData,
     options: SolverOptions,
@@ -303,12 +314,11 @@ def _two_stages(
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
     """Service stage ``first_stage``, then ``held_stage(its objective, its plan)``; ``extend``
     adds its rows to both."""
-    left = deadline.remaining()
-    limits = [x for x in (left, options.time_limit_s) if x is not None]
+    available = _time_available(options)
     service_options = replace(
         options,
         mip_gap=SERVICE_GAP,
-        time_limit_s=min(limits) / 2 if limits else None,
+        time_limit_s=None if available is None else available / 2,
     )
     service, first, size = build_and_solve(data, service_options, extend=_both(first_stage, extend))
     if first is None or service.objective is None:

@@ -74,7 +74,7 @@ def test_the_headline_says_no_service_stage_ran_and_the_checker_holds_it_to_that
 def test_an_unservable_scenario_falls_back_to_the_two_stages(strategy: str) -> None:
     one, two, _ = _both_ways("power_constrained", strategy)
     result, solution, size, service = one
-    assert size["service_path"].startswith("two stages, after serving everything proved")
+    assert size["service_path"].startswith("two stages, after serving everything found no plan")
     assert service.termination != ALL_SERVED
     assert solution is not None and two[1] is not None
     assert service.objective == pytest.approx(two[3].objective, rel=1e-9)
