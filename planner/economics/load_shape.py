@@ -35,6 +35,8 @@ tokens/day in the Plan's tables); the result is in that unit, an average over th
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 CHORDS = 4
 """Chords of the quadratic part in the optimiser's piecewise-linear ℓ."""
 
@@ -73,7 +75,7 @@ def lost_lines(peak: float, peak_to_average: float) -> list[tuple[float, float]]
     if q > 0:
         c = 1.0 / (2.0 * s)
         x = [k * q / CHORDS for k in range(CHORDS + 1)]
-        lines += [(c * (lo + hi), -c * lo * hi) for lo, hi in zip(x, x[1:], strict=False)]
+        lines += [(c * (lo + hi), -c * lo * hi) for lo, hi in pairwise(x)]
     if s < peak:
         lines.append((1.0, -s / 2.0))
     return lines
