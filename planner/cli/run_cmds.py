@@ -271,6 +271,7 @@ def _warn(plan: Plan) -> None:
         return
     stderr.print(
         f"[bold red]UNMET DEMAND[/bold red]: {h['unmet_inference_tokens']:.3g} output tokens "
+        f"({h.get('unmet_tokens_basis', 'lost')}) "
         f"and {h['unmet_training_flops']:.3g} training FLOP left undone "
         f"(penalties ${h['penalties_usd_pv']:,.0f} PV"
         + ("" if h.get("penalties_in_objective", True) else ", not in the objective")

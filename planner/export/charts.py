@@ -33,7 +33,7 @@ from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, TableRef, criterion, sum_where, table
 from planner.export.sheets.costs import CASH_ROW, PENALTIES, sheet_categories
 from planner.results import Plan
-from planner.units import MTOK
+from planner.units import DAYS_PER_YEAR, MTOK
 
 TITLE = "Charts"
 SLOT_ROWS = 22  # rows between the tops of two charts (a chart is ~18 rows high)
@@ -160,7 +160,7 @@ def demand_frame(plan: Plan) -> pd.DataFrame:
         demand_mtok_per_day=served["tokens_per_day"] / MTOK,
         served_mtok_per_day=(
             served["tokens_per_day"]
-            - served["unmet_peak_tokens_per_day"] / served["peak_to_average"]
+            - served["unmet_tokens"] / (DAYS_PER_YEAR * served["length_years"])
         )
         / MTOK,
     )

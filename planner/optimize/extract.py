@@ -7,6 +7,7 @@ from typing import Any
 
 import pyomo.environ as pyo
 
+from planner.economics.load_shape import lost_charged
 from planner.optimize.data import ModelData
 from planner.units import USD_SCALE
 
@@ -27,6 +28,10 @@ class Solution:
     """(r, h, s, u, p) → 1 for the chosen cluster size and start of a run with a duration."""
     x_inf: dict[Any, float]
     unmet_inf: dict[Any, float]
+    lost_inf: dict[Any, float]
+    """(w, t) → average Mtok/day the shortfall ``unmet_inf`` loses: the load shape's
+    charged ℓ of it (:func:`planner.economics.load_shape.lost_charged`), not the
+    variable's value, which only an objective that weighs it holds on the curve."""
     unmet_train: dict[Any, float]
     commit: dict[Any, float]
     dc_build: dict[Any, float]
@@ -50,9 +55,27 @@ def _values(var: pyo.Var, integer: bool) -> dict[Any, float]:
     return out
 
 
+def lost_inference(
+    model: pyo.ConcreteModel, data: ModelData, unmet: dict[Any, float]
+) -> dict[Any, float]:
+    """ℓ of each shortfall, set on ``model.lost_inf`` too: a stage that only caps the
+    weighted lost share (the cost stage of ``min_cost``, an MGA alternative) may leave
+    the variable above the curve, and the cost read back must charge the curve."""
+    lost: dict[Any, float] = {}
+    for key, var in model.lost_inf.items():
+        u = unmet.get(key, 0.0)
+        value = lost_charged(u, data.demand_peak[(*key, "output")], data.peak_to_average[key[0]])
+        var.set_value(value, skip_validation=True)
+        if value >= ZERO:
+            lost[key] = value
+    return lost
+
+
 def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
     """The solution loaded in ``model``; purchases rounded to whole units unless relaxed."""
     whole = not data.relax
+    unmet_inf = _values(model.unmet_inf, False)
+    lost_inf = lost_inference(model, data, unmet_inf)
     return Solution(
         buy=_values(model.buy, whole),
         kept=_values(model.kept, whole),
@@ -61,7 +84,8 @@ def extract(model: pyo.ConcreteModel, data: ModelData) -> Solution:
         x_train=_values(model.x_train, False),
         z_train=_values(model.z_train, whole),
         x_inf=_values(model.x_inf, False),
-        unmet_inf=_values(model.unmet_inf, False),
+        unmet_inf=unmet_inf,
+        lost_inf=lost_inf,
         unmet_train=_values(model.unmet_train, False),
         commit=_values(model.commit, False),
         dc_build=_values(model.dc_build, whole),

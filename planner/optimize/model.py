@@ -16,6 +16,7 @@ from planner.optimize.constraints import (
     add_first_year_supply,
     add_fleet,
     add_inference,
+    add_lost_tokens,
     add_power,
     add_sales,
     add_supply,
@@ -34,6 +35,7 @@ FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]]
     ("training", add_training),  # completion in window, one cluster per run
     ("training durations", add_training_durations),  # fixed cluster, size and start chosen
     ("inference", add_inference),  # peak demand served (colocated or prefill/decode)
+    ("lost tokens", add_lost_tokens),  # lost average demand ≥ ℓ(peak shortfall), the load shape
     ("power", add_power),  # installed kW · PUE ≤ site cap (+ built and leased)
     ("datacenter", add_datacenter),  # grid interconnect, blocks per site, lease caps
     ("commitments", add_commitments),  # on-demand + committed rentals ≤ rental cap

@@ -7,7 +7,7 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
 
     min  Σ_t DF_t · ( capex_t + L_t · (rent_t + energy_t + facility_t + maintenance_t) )
          − DF_end · residual
-         + Σ_{w,t} DF_t · P_inf · L_t · 365.25 · unmet_inf[w,t] / p2a_w
+         + Σ_{w,t} DF_t · P_inf · L_t · 365.25 · lost_inf[w,t]
          + Σ_r DF_{end of window r} · P_train · unmet_train[r]
 
 * capex_t = Σ share · price[h,v] · buy[h,s,v] over the payments of purchases
@@ -31,10 +31,14 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
   sold purchase also gives back its residual credit (``+ DF_end · f · price``) and the
   maintenance of its life after p (energy and facility leave with ``installed``,
   an existing unit's maintenance with ``kept``);
-* P_inf is ``penalties.unmet_inference_usd_per_mtok`` per Mtok of demand left unserved
-  (the unmet share of peak capacity is charged as that share of the period's tokens:
-  unmet_inf is peak Mtok/day, so /p2a gives average Mtok/day); P_train is
-  ``penalties.unmet_training_usd_per_pflop`` per PFLOP not done (10⁶ PFLOP per ZFLOP).
+* P_inf is ``penalties.unmet_inference_usd_per_mtok`` per Mtok of demand left unserved.
+  ``unmet_inf`` is the capacity short of the peak (Mtok/day); the tokens it loses,
+  ``lost_inf`` (average Mtok/day), follow the linear load-duration curve implied by
+  ``peak_to_average`` (:mod:`constraints.lost_tokens`,
+  :mod:`planner.economics.load_shape`): a shortfall at peak loses only the hours whose
+  load is above the capacity, not that share of every hour (which ``unmet_inf / p2a``
+  assumed). P_train is ``penalties.unmet_training_usd_per_pflop`` per PFLOP not done
+  (10⁶ PFLOP per ZFLOP).
 
 By linearity each variable gets one present-value coefficient, and the model is built
 from those, in USD millions: a purchase carries its price, its maintenance over its
@@ -114,8 +118,8 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         )
         for h, s, i, p in d.sell_existing_index
     }
-    unmet_inf = {
-        (w, t): df[t] * length[t] * DAYS_PER_YEAR * d.penalty_usd_per_mtok / d.peak_to_average[w]
+    lost_inf = {
+        (w, t): df[t] * length[t] * DAYS_PER_YEAR * d.penalty_usd_per_mtok
         for w, t in d.demand_index
     }
     unmet_train = {
@@ -128,14 +132,14 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         "rent": rent,
         "sell": sell,
         "sell_existing": sell_existing,
-        "unmet_inf": unmet_inf,
+        "lost_inf": lost_inf,
         "unmet_train": unmet_train,
         **commitment_coefficients(d),
         **datacenter_coefficients(d),
     }
 
 
-PENALTY_FAMILIES = ("unmet_inf", "unmet_train")
+PENALTY_FAMILIES = ("lost_inf", "unmet_train")
 """The objective's variable families that carry a penalty, not a cash cost."""
 
 SERVICE_TOLERANCE = 1e-8
@@ -170,8 +174,8 @@ def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
 
     A workload's unserved share is its unserved output tokens over the horizon divided by
     its demanded tokens; a run's, its undone ZFLOP divided by the ZFLOP it needs. So
-    ``unmet_inf[w,t]`` (peak Mtok/day; average = peak / p2a_w) weighs
-    ``priority_w · L_t · 10⁶ / p2a_w / Σ_t' L_t' · tokens_per_day[w,t']`` and
+    ``lost_inf[w,t]`` (average Mtok/day lost under the load shape) weighs
+    ``priority_w · L_t · 10⁶ / Σ_t' L_t' · tokens_per_day[w,t']`` and
     ``unmet_train[r]`` weighs ``priority_r / F_r``; a workload or run left wholly unserved
     adds its priority.
     """
@@ -179,15 +183,15 @@ def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     demanded: dict[str, float] = {}
     for (w, t), tokens in d.demand_tokens_per_day.items():
         demanded[w] = demanded.get(w, 0.0) + length[t] * tokens
-    unmet_inf = {
-        (w, t): d.workload_priority[w] * length[t] * MTOK / d.peak_to_average[w] / demanded[w]
+    lost_inf = {
+        (w, t): d.workload_priority[w] * length[t] * MTOK / demanded[w]
         for w, t in d.demand_index
         if demanded.get(w, 0.0) > 0
     }
     unmet_train = {
         r: d.run_priority[r] / d.train_zflop[r] for r in d.runs if d.train_zflop.get(r, 0.0) > 0
     }
-    return {"unmet_inf": unmet_inf, "unmet_train": unmet_train}
+    return {"lost_inf": lost_inf, "unmet_train": unmet_train}
 
 
 def npv_cost(model: pyo.ConcreteModel, d: ModelData) -> Any:
@@ -253,7 +257,7 @@ class CostWithServiceHeld:
     def __call__(self, model: pyo.ConcreteModel, data: ModelData) -> None:
         if self.unserved <= SERVICE_ABSOLUTE:
             # Everything can be served: no slack may be used, not even the tolerance's.
-            for family in (model.unmet_inf, model.unmet_train):
+            for family in (model.unmet_inf, model.lost_inf, model.unmet_train):
                 for slack in family.values():
                     slack.setub(0.0)
         elif any(service_coefficients(data).values()):

@@ -3,11 +3,12 @@
 The revenue of a plan is a constant (all demand served, at its prices) minus the
 revenue its slacks forgo, so maximising revenue − cost is minimising::
 
-    NPV cost + Σ_{w,t priced} DF_t · L_t · 365.25 · rev[w,t] / p2a_w · unmet_inf[w,t]
+    NPV cost + Σ_{w,t priced} DF_t · L_t · 365.25 · rev[w,t] · lost_inf[w,t]
              + Σ_{r valued} DF_{end of window r} · value_r / F_r · unmet_train[r]
 
-(``rev`` USD per output Mtok, :mod:`planner.economics.revenue`; ``unmet_inf`` peak
-Mtok/day, so ``/ p2a`` is average Mtok/day; ``F_r`` the run's ZFLOP). That is the
+(``rev`` USD per output Mtok, :mod:`planner.economics.revenue`; ``lost_inf`` the
+average Mtok/day the peak shortfall loses under the load shape, convex in it, see
+:mod:`planner.optimize.constraints.lost_tokens`; ``F_r`` the run's ZFLOP). That is the
 min_cost objective with each workload's own price in place of the penalty.
 
 Work without a price (a workload without one, a run's rollouts, a run without
@@ -40,12 +41,8 @@ from planner.units import DAYS_PER_YEAR, USD_SCALE
 def lost_revenue_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     """Each slack's revenue forgone per unit, present-value USD (priced work only)."""
     df, length = d.discount_factor, d.period_length
-    unmet_inf = {
-        (w, t): df[t]
-        * length[t]
-        * DAYS_PER_YEAR
-        * d.revenue_usd_per_mtok[(w, t)]
-        / d.peak_to_average[w]
+    lost_inf = {
+        (w, t): df[t] * length[t] * DAYS_PER_YEAR * d.revenue_usd_per_mtok[(w, t)]
         for w, t in d.demand_index
         if (w, t) in d.revenue_usd_per_mtok and w not in d.must_serve_workloads
     }
@@ -54,15 +51,15 @@ def lost_revenue_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         for r, value in d.run_value_usd.items()
         if r not in d.must_finish_runs and d.train_zflop.get(r, 0.0) > 0
     }
-    return {"unmet_inf": unmet_inf, "unmet_train": unmet_train}
+    return {"lost_inf": lost_inf, "unmet_train": unmet_train}
 
 
 def must_serve_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     """The service stage's weights (:func:`service_coefficients`) of the must-serve work."""
     weights = service_coefficients(d)
     return {
-        "unmet_inf": {
-            k: c for k, c in weights["unmet_inf"].items() if k[0] in d.must_serve_workloads
+        "lost_inf": {
+            k: c for k, c in weights["lost_inf"].items() if k[0] in d.must_serve_workloads
         },
         "unmet_train": {k: c for k, c in weights["unmet_train"].items() if k in d.must_finish_runs},
     }
@@ -127,6 +124,8 @@ class ProfitWithServiceHeld:
                 family = getattr(model, name)
                 for key in by_key:
                     family[key].setub(0.0)
+            for key in weights["lost_inf"]:  # and the shortfall that would lose them
+                model.unmet_inf[key].setub(0.0)
         elif self.unserved is not None:
             model.service_held = pyo.Constraint(expr=must_serve_unserved(model, data) <= self.cap)
         model.cost.deactivate()

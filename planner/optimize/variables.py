@@ -20,7 +20,10 @@ units (servers or racks); unmet inference in Mtok/day at peak; unmet training in
   they are: inference is not tied to a site, so its units come from h's pool (every
   site with h, and rentals). Any pooled plan splits back into sites (each site's spare
   units after training); the plan's tables show one such split (planner.results).
-* ``unmet_inf[w,t]``, ``unmet_train[r]`` the slacks, bounded by the demand itself.
+* ``unmet_inf[w,t]``, ``unmet_train[r]`` the slacks, bounded by the demand itself:
+  ``unmet_inf`` is the capacity short of the peak, Mtok/day.
+* ``lost_inf[w,t]`` the demand that shortfall loses, average Mtok/day over the day
+  (:mod:`constraints.lost_tokens`: at most the mean demand D[w,t] / p2a_w).
 * ``commit[h,k,v]`` rented units of h committed for k years from period v (continuous);
   ``dc_build[s,v]`` whole datacenter blocks powering on at s in v (continuous when
   ``relax``); ``dc_lease[s,v]`` kW of critical IT leased at s from v (continuous); see
@@ -59,6 +62,7 @@ class Vars:
     z_train: VarDict
     x_inf: VarDict
     unmet_inf: VarDict
+    lost_inf: VarDict
     unmet_train: VarDict
     commit: VarDict
     dc_build: VarDict
@@ -91,6 +95,11 @@ def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
         list(d.demand_index),
         domain=pyo.NonNegativeReals,
         bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")]),
+    )
+    m.lost_inf = pyo.Var(
+        list(d.demand_index),
+        domain=pyo.NonNegativeReals,
+        bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")] / d.peak_to_average[w]),
     )
     m.unmet_train = pyo.Var(
         list(d.runs), domain=pyo.NonNegativeReals, bounds=lambda _, r: (0, d.train_zflop[r])

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from planner.economics.load_shape import BASIS as LOAD_SHAPE_BASIS
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
 from planner.results.costs import RESALE, costs_by_year, costs_table, usd_per_mtok_table
@@ -107,6 +108,7 @@ def build_plan(
         "residual_credit_usd": -float(costs.loc[residual, "usd"].sum()),
         "capex_usd": float(purchases["capex_usd"].sum()),
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
+        "unmet_tokens_basis": LOAD_SHAPE_BASIS,
         "unmet_training_flops": float(training["unmet_flops"].sum()),
     }
     if d.sell_early:

@@ -21,6 +21,7 @@ from planner.economics import (
     tokens_over_years,
     tokens_per_day,
 )
+from planner.economics.load_shape import lost_charged
 from planner.results.checker_horizon_end import check_horizon_end, residual_share
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
@@ -193,7 +194,9 @@ def _check_limits(plan: Plan) -> list[str]:
 
 
 def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
-    """Capacity at peak + unmet ≥ peak demand (and the same for prefill when split)."""
+    """Capacity at peak + unmet ≥ peak demand (and the same for prefill when split); the
+    unmet tokens are those the shortfall at peak loses under the linear load-duration
+    curve of peak_to_average (:func:`planner.economics.load_shape.lost_charged`)."""
     per_day = inference.assign(
         tpd=inference["units"] * inference["tokens_per_s_per_unit"].map(tokens_per_day)
     )
@@ -214,9 +217,10 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
             need = q * (row.peak_tokens_per_day - row.unmet_peak_tokens_per_day)
             if not _at_most(need, prefill.get(key, 0.0), MTOK):
                 out.append(f"{row.period}: {row.workload} prefill capacity short of {need:.6g}")
-        expected = tokens_over_years(
-            row.unmet_peak_tokens_per_day / row.peak_to_average, row.length_years
+        lost = lost_charged(
+            row.unmet_peak_tokens_per_day, row.peak_tokens_per_day, row.peak_to_average
         )
+        expected = tokens_over_years(lost, row.length_years)
         if not _close(row.unmet_tokens, expected, MTOK):
             out.append(f"{row.period}: {row.workload} unmet tokens {row.unmet_tokens} ≠ {expected}")
     return out

@@ -176,7 +176,8 @@ def served_table(d: ModelData, sol: Solution, inf: pd.DataFrame) -> pd.DataFrame
         p2a = d.peak_to_average[w]
         unmet_peak = sol.unmet_inf.get((w, t), 0.0) * MTOK
         length = d.period_length[t]
-        unmet_tokens = tokens_over_years(unmet_peak / p2a, length)
+        # the load shape's lost average tokens/day (planner.economics.load_shape)
+        unmet_tokens = tokens_over_years(sol.lost_inf.get((w, t), 0.0) * MTOK, length)
         peak = d.demand_peak[(w, t, "output")] * MTOK
         rows.append(
             {

@@ -450,7 +450,9 @@ class InferenceWorkload(_Section):
     peak_to_average: Annotated[float, meta(perf=False, unit="peak / average")] = Field(
         default=1.5, ge=1.0, le=10.0
     )
-    """Peak demand over average demand; capacity is sized for the peak."""
+    """Peak demand over average demand; capacity is sized for the peak, and the tokens a
+    shortfall at peak loses follow the linear load-duration curve it implies (README,
+    "Unmet tokens and the load shape")."""
     output_tokens_per_request: Annotated[PositiveFloat, meta(perf=True, unit="tokens")] = 1000.0
     """Mean output tokens per request (sets the decode context length)."""
     context_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None

@@ -82,8 +82,10 @@ def test_labels_are_unique() -> None:
 
 def test_a_scenario_that_serves_less_shows_it_next_to_its_cost() -> None:
     """one_hardware_one_year serves all 1.0e10 tokens/day (4 h100-hgx); budget_shortfall
-    has the same demand and serves 2 tau at peak (2 units): unmet share 1 − 2 tau / peak,
-    and each scenario's NPV cost is divided by the Mtok it serves."""
+    has the same demand and serves 2 tau at peak (2 units): x = 1 − 2 tau / peak short at
+    peak, which loses a share (5x − 1)/8 × 1.5 of the tokens under the load shape (the
+    chord k = 2 of width P/6 of the curve from P to P/2, as in test_lexicographic), and
+    each scenario's NPV cost is divided by the Mtok it serves."""
     hand = REPO / "tests" / "scenarios"
     result = compare_files([hand / "one_hardware_one_year.yaml", hand / "budget_shortfall.yaml"])
     headline = result.headline.set_index("metric")
@@ -91,7 +93,9 @@ def test_a_scenario_that_serves_less_shows_it_next_to_its_cost() -> None:
     served = headline.loc["inference demand served"]
     assert served[full] == pytest.approx(1.0e10 * 365.25, rel=1e-9)
     plan_short = result.solved[1].plan
-    share = float(plan_short.tables["served"]["unmet_share"].iloc[0])
+    x = float(plan_short.tables["served"]["unmet_share"].iloc[0])
+    assert int(6 * x) == 2
+    share = (5 * x - 1) / 8 * 1.5
     assert headline.loc["inference demand left unmet", short] == pytest.approx(share, rel=1e-9)
     assert headline.loc["inference demand left unmet", full] == 0.0
     assert served[short] == pytest.approx(1.0e10 * 365.25 * (1 - share), rel=1e-9)
@@ -99,10 +103,10 @@ def test_a_scenario_that_serves_less_shows_it_next_to_its_cost() -> None:
     for label, solved in zip(result.labels, result.solved, strict=True):
         npv = solved.plan.headline["npv_cost_usd"]
         assert per_mtok[label] == pytest.approx(npv / (served[label] / 1e6), rel=1e-9)
-    # Half the NPV (2 units of 4), shown next to the 48% of demand it leaves unmet.
+    # Half the NPV (2 units of 4), shown next to the 27% of tokens it leaves unmet.
     npv = headline.loc["NPV of total cost of ownership"]
     assert npv[short] == pytest.approx(npv[full] / 2, rel=1e-9)
-    assert 0.4 < share < 0.6
+    assert 0.4 < x < 0.6 and 0.2 < share < 0.35
 
 
 def test_lost_revenue_stands_next_to_served_and_unmet(comparison) -> None:

@@ -115,9 +115,6 @@ def test_at_least_95_percent_of_demand_can_be_served(seed: int, tmp_path: Path) 
     result, solution, _ = build_and_solve(data, options, extend=ServiceFirst())
     assert solution is not None and result.status.value == "optimal"
     demanded = sum(data.period_length[t] * v for (w, t), v in data.demand_tokens_per_day.items())
-    unmet = sum(
-        data.period_length[t] * v * MTOK / data.peak_to_average[w]
-        for (w, t), v in solution.unmet_inf.items()
-    )
+    unmet = sum(data.period_length[t] * v * MTOK for (w, t), v in solution.lost_inf.items())
     assert unmet / demanded <= 0.05
     assert sum(solution.unmet_train.values()) == pytest.approx(0.0, abs=1e-9)

@@ -44,6 +44,7 @@ VARIABLES = {
     # Not per site: inference is pooled.
     "x_inf": 2928,
     "unmet_inf": 244,  # 10 workloads x 24 quarters + the rollouts' 4
+    "lost_inf": 244,  # one per unmet_inf: the tokens its shortfall loses (load shape)
     "unmet_train": 3,  # one per run
     "commit": 0,  # M offers no rental commitments
     "dc_build": 0,  # nor datacenter build or lease
@@ -70,6 +71,9 @@ CONSTRAINTS = {
     "training_duration_completion": 0,
     "training_whole_cluster": 0,
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
+    # the load shape's curve: 4 chords + the linear part per workload-quarter (every
+    # workload's peak_to_average is between 1 and 2), 1 row for the rollouts' 4 (flat)
+    "lost_tokens": 1204,
     "power": 48,  # 2 sites x 24 quarters
     "budget": 24,  # one per quarter
     "supply": 168,  # 7 supply-capped types (racks, pods and a few drawn) x 24 quarters
@@ -111,7 +115,7 @@ def test_m_constraint_counts(model: pyo.ConcreteModel) -> None:
 
 def test_m_model_size(model: pyo.ConcreteModel) -> None:
     assert model_size(model) == {
-        "variables": sum(VARIABLES.values()),  # 4,853
+        "variables": sum(VARIABLES.values()),  # 5,097
         "integer_variables": INTEGER,
-        "constraints": sum(CONSTRAINTS.values()),  # 2,053
+        "constraints": sum(CONSTRAINTS.values()),  # 3,257
     }

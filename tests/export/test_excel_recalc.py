@@ -64,7 +64,8 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     scope="module",
     params=[
         "scenarios/baseline.yaml",
-        "tests/scenarios/budget_shortfall.yaml",
+        "tests/scenarios/budget_shortfall.yaml",  # unmet tokens on a chord of the load shape
+        "tests/scenarios/load_shape_shortfall.yaml",  # ... and on its linear part
         "tests/scenarios/rental_spike.yaml",
         "tests/scenarios/sell_after_first_year.yaml",  # Sales sheet, resale_proceeds line
         "tests/scenarios/lead_time_order_ahead.yaml",  # capex paid at order, a year early

@@ -41,9 +41,18 @@ def test_the_higher_priority_workload_is_served_first() -> None:
     unmet = result.tables["served"].set_index("workload")["unmet_share"].to_dict()
     assert unmet["vip"] == pytest.approx(1 - 2 * rate / PEAK_8B, rel=1e-6)
     assert unmet["chat"] == pytest.approx(1.0, abs=1e-6)
+    # The share of tokens lost follows the load shape (peak-to-average 1.5: the day's load
+    # falls from P to P/2, s = 2P/3, chords of width h = s/4 = P/6). vip is short by
+    # x = 1 - 2 tau / P (~0.49) of its peak, on chord k = floor(x P / h) = 2 of
+    # h/(2s) · ((2k + 1) u - k (k + 1) h) = (5 x P - P) / 8 lost per day, of a mean P / 1.5.
+    x = 1 - 2 * rate / PEAK_8B
+    assert int(6 * x) == 2
+    lost_share = (5 * x - 1) / 8 * 1.5
     assert result.headline["weighted_unserved_share"] == pytest.approx(
-        1.0 + 3 * (1 - 2 * rate / PEAK_8B), rel=1e-6
+        1.0 + 3 * lost_share, rel=1e-6
     )
+    # Proportional rationing (x of every hour's tokens) would have said 1 + 3 x.
+    assert 1.0 + 3 * lost_share < 1.0 + 3 * x - 0.5
     assert result.headline["objective_usd"] == pytest.approx(2 * PER_UNIT, rel=1e-9)
 
 

@@ -34,9 +34,12 @@ EXPECTED_SIZES = {
     # (Issue 7: installed became a stock variable and inference capacity a pool: was
     # 194 variables and 115 constraints.) Now 224: x_inf 78, since DeepSeek-V3 (agentic
     # 6 years, rollouts 1) is servable on h100 by expert parallelism over several nodes.
-    "baseline": {"variables": 224, "integer_variables": 60, "constraints": 153},
+    # Now 237 / 214: + 13 lost_inf (tokens lost under the load shape, one per unmet_inf)
+    # and 61 lost_tokens rows: 5 per workload-year of chat (p2a 1.5) and agentic (1.3),
+    # 4 chords + the linear part, 1 for the rollouts (flat, p2a 1: lost = unmet).
+    "baseline": {"variables": 237, "integer_variables": 60, "constraints": 214},
     # Same sets as the baseline: only the power caps differ.
-    "power_constrained": {"variables": 224, "integer_variables": 60, "constraints": 153},
+    "power_constrained": {"variables": 237, "integer_variables": 60, "constraints": 214},
     # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped). TPU and Trainium
     # are cloud-only (offers catalog): rented on demand or committed for 1 or 3 years,
     # never bought. Variables 331 = 36 buy + 3 kept + 36 installed + 24 rent (h200, two
@@ -46,8 +49,9 @@ EXPECTED_SIZES = {
     # + 6 power + 6 budget + 6 supply (gb200 only). (Was 281, 78, 179 with TPUs bought.)
     # Now 333 / 67 / 174: TPU v6e has no fp8 units, so the two fp8 runs cannot train on
     # it (y 28, x_train and cluster links 37); DeepSeek-V3 is servable on h100 over
-    # several nodes (x_inf 117).
-    "vendor_shootout": {"variables": 333, "integer_variables": 67, "constraints": 174},
+    # several nodes (x_inf 117). Now 346 / 235: the baseline's 13 lost_inf and 61
+    # lost_tokens rows (the same workloads).
+    "vendor_shootout": {"variables": 346, "integer_variables": 67, "constraints": 235},
 }
 
 

@@ -1,15 +1,20 @@
 """``Demand vs served``, ``Training runs`` and ``Cost per Mtok``: the work asked and done.
 
-Peak demand is ``average × peak-to-average``; unmet tokens over a period are
-``unmet at peak ÷ peak-to-average × days per year × length``, priced at the penalty
-on Assumptions. A run's work done sums its rows on Assignment training; unmet work
-is priced at the training penalty per PFLOP.
+Peak demand is ``average × peak-to-average``. Unmet tokens follow the linear
+load-duration curve that peak-to-average implies (:mod:`planner.economics.load_shape`):
+with P the peak, a the peak-to-average and u the shortfall at peak, the curve falls by
+s = 2P(1 − 1/a) over a day (a ≤ 2; P·a/2 above), and the average tokens/day lost are
+the planner's piecewise-linear ℓ(u) — chords of u²/(2s) over 0 ≤ u ≤ min(s, P), then
+u − s/2 — times days per year × length, priced at the penalty on Assumptions. A run's
+work done sums its rows on Assignment training; unmet work is priced at the training
+penalty per PFLOP.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from planner.economics.load_shape import CHORDS, lost_charged, span
 from planner.export import cells
 from planner.export.sheets.book import (
     PERIOD,
@@ -25,12 +30,43 @@ from planner.results import Plan
 from planner.units import MTOK, PFLOP
 
 
+def span_formula(r: Row) -> str:
+    """s of the load-duration curve: ``2P(1 − 1/a)`` for a ≤ 2, ``P·a/2`` above."""
+    peak, a = r.at("peak_tokens_per_day"), r.at("peak_to_average")
+    return f"=IF({a}<=2,2*{peak}*(1-1/{a}),{peak}*{a}/2)"
+
+
+def lost_formula(r: Row) -> str:
+    """The planner's ℓ(u): on chord k = min(K − 1, ⌊u/h⌋) of width h = min(s, P)/K,
+    ``h/(2s) · ((2k + 1)·u − k(k + 1)·h)``; above min(s, P), ``u − s/2``."""
+    u, peak = r.at("unmet_peak_tokens_per_day"), r.at("peak_tokens_per_day")
+    s = r.at("load_span_tokens_per_day")
+    end = f"MIN({s},{peak})"
+    h = f"{end}/{CHORDS}"
+    k = f"MIN({CHORDS - 1},INT({u}/({h})))"
+    chord = f"({h})/(2*{s})*((2*{k}+1)*{u}-{k}*({k}+1)*({h}))"
+    return f"=IF({u}<=0,0,IF({u}>{end},{u}-{s}/2,{chord}))"
+
+
 def write_served(book: Book, plan: Plan) -> None:
     frame = table(plan, "served")
     label = PERIOD
+    lost = [
+        lost_charged(u, peak, a)
+        for u, peak, a in zip(
+            frame["unmet_peak_tokens_per_day"],
+            frame["peak_tokens_per_day"],
+            frame["peak_to_average"],
+            strict=True,
+        )
+    ]
     frame = frame.assign(
-        served_tokens_per_day=frame["tokens_per_day"]
-        - frame["unmet_peak_tokens_per_day"] / frame["peak_to_average"]
+        load_span_tokens_per_day=[
+            span(peak, a)
+            for peak, a in zip(frame["peak_tokens_per_day"], frame["peak_to_average"], strict=True)
+        ],
+        unmet_tokens_per_day=lost,
+        served_tokens_per_day=frame["tokens_per_day"] - pd.Series(lost, index=frame.index),
     )
     ws = book.sheet("Demand vs served")
 
@@ -59,13 +95,22 @@ def write_served(book: Book, plan: Plan) -> None:
         Column("unmet_peak_tokens_per_day", "unmet at peak (tokens/day)", cells.THOUSANDS),
         Column("unmet_share", "unmet (share of peak)", cells.PCT, unmet_share),
         Column(
+            "load_span_tokens_per_day",
+            "load-duration curve's fall over a day (tokens/day)",
+            cells.THOUSANDS,
+            span_formula,
+        ),
+        Column(
+            "unmet_tokens_per_day",
+            "unmet (output tokens/day, average, linear load-duration curve)",
+            cells.THOUSANDS,
+            lost_formula,
+        ),
+        Column(
             "served_tokens_per_day",
             "served (output tokens/day, average)",
             cells.THOUSANDS,
-            lambda r: (
-                f"={r.at('tokens_per_day')}-{r.at('unmet_peak_tokens_per_day')}"
-                f"/{r.at('peak_to_average')}"
-            ),
+            lambda r: f"={r.at('tokens_per_day')}-{r.at('unmet_tokens_per_day')}",
         ),
         Column(
             "served_tokens",
@@ -78,10 +123,7 @@ def write_served(book: Book, plan: Plan) -> None:
             "unmet_tokens",
             "unmet in the period (tokens)",
             cells.SCIENTIFIC,
-            lambda r: (
-                f"={r.at('unmet_peak_tokens_per_day')}/{r.at('peak_to_average')}"
-                f"*days_per_year*{r.at('length_years')}"
-            ),
+            lambda r: f"={r.at('unmet_tokens_per_day')}*days_per_year*{r.at('length_years')}",
         ),
         Column(
             "penalty_usd",

@@ -202,7 +202,8 @@ def write_summary(
     w.item(
         "unmet inference demand",
         h.get("unmet_inference_tokens"),
-        "output tokens over the horizon",
+        "output tokens over the horizon, "
+        + h.get("unmet_tokens_basis", "linear load-duration curve from peak_to_average"),
         cells.SCIENTIFIC,
     )
     w.item("unmet training work", h.get("unmet_training_flops"), "FLOP", cells.SCIENTIFIC)
