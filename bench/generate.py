@@ -150,8 +150,9 @@ def training_rows(size: Size, rng: random.Random, years: list[int]) -> list[dict
 
 def demand_mw(doc: dict[str, Any], pue: float) -> dict[int, float]:
     """Facility MW per year to serve peak demand (at the year's end under peak_average,
-    in its last period under start: where demand is highest) and finish every run on the best reference hardware (throughput per kW),
-    with no caps: a lower bound on the need."""
+    in its last period under start: where demand is highest) and finish every run on
+    the best reference hardware (throughput per kW), with no caps: a lower bound on
+    the need."""
     yearly = {"start": doc["horizon"]["start"], "years": doc["horizon"]["years"]}
     # The year's highest demand: its end under peak_average (the default), else the
     # start of its last period (with sub-year periods, the highest start).

@@ -134,7 +134,10 @@ def _check_in_service(plan: Plan) -> list[str]:
     t = plan.tables
     fleet, periods = t["fleet"], t["periods"]
     if not plan.parameters.get("deliveries_through_period"):
-        bad = fleet[(fleet["units_in_service"] - fleet["units"]).abs() > REL * fleet["units"].abs().clip(lower=1)]
+        bad = fleet[
+            (fleet["units_in_service"] - fleet["units"]).abs()
+            > REL * fleet["units"].abs().clip(lower=1)
+        ]
         return [
             f"{r.period}: {r.units_in_service:.6g} {r.hardware} in service, {r.units:.6g} held"
             for r in bad.itertuples(index=False)
@@ -159,7 +162,7 @@ def _check_in_service(plan: Plan) -> list[str]:
                 f"expected {expected:.6g} (held {row.units:.6g}, {at_start:.6g} at its start)"
             )
     start = dict(zip(order, periods["start_year"], strict=True))
-    after = dict(zip(order, order[1:], strict=False))
+    after = dict(pairwise(order))
     for r in t["purchases"].itertuples(index=False):  # each departure row is there
         v = str(r.period)
         if v not in through:
@@ -169,9 +172,9 @@ def _check_in_service(plan: Plan) -> list[str]:
             continue
         nxt = after[last[-1]]
         units = held[(r.hardware, r.site, "purchased", v, last[-1])]
-        if units > 0 and start[nxt] >= start[v] + r.lifetime_years - EPS_YEARS:
-            if (r.hardware, r.site, "purchased", v, nxt) not in held:
-                out.append(f"{nxt}: no departure row for the {units:.6g} {r.hardware} of {v}")
+        ended = start[nxt] >= start[v] + r.lifetime_years - EPS_YEARS
+        if units > 0 and ended and (r.hardware, r.site, "purchased", v, nxt) not in held:
+            out.append(f"{nxt}: no departure row for the {units:.6g} {r.hardware} of {v}")
     return out
 
 
@@ -320,7 +323,10 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     length = periods["length_years"].to_dict()
     # Delivered through the period: capex is paid on average at its middle.
     through = ramp_periods(plan)
-    mid = {k: (1.0 + wacc) ** -(0.5 * years) if str(k) in through else 1.0 for k, years in length.items()}
+    mid = {
+        k: (1.0 + wacc) ** -(0.5 * years) if str(k) in through else 1.0
+        for k, years in length.items()
+    }
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     convention = plan.parameters.get("horizon_end", "straight_line")
     p = t["purchases"]

@@ -50,7 +50,8 @@ def costs_table(
 
     Residual value is a negative cost booked in the last period with the horizon-end
     discount factor; capex is discounted at the period's middle when purchases arrive
-    through the period (``ModelData.paid_factor``), at its start otherwise; training penalties are booked in the run's last window period.
+    through the period (``ModelData.paid_factor``), at its start otherwise; training
+    penalties are booked in the run's last window period.
     ``procurement``: amounts by (period, category) of
     :func:`planner.results.procurement.procurement_amounts`; when given, its categories
     follow the fleet's (``residual`` with period ``""`` joins the last period's).

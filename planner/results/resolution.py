@@ -120,7 +120,7 @@ def resolution_check(
     assignment = plan.tables["assignment_inference"]
     ramp = {str(p) for p in plan.parameters.get("ramp_periods", ())}
     rows = []
-    before = None
+    before: Period | None = None
     for period in plan_periods:
         previous, before = before, period
         demand = served[served["period"] == period.name]

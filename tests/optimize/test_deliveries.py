@@ -48,7 +48,8 @@ def through() -> Plan:
 
 
 def test_hand_worked_purchase_through_its_year(through: Plan) -> None:
-    bought = dict(zip(through.tables["purchases"]["period"], through.tables["purchases"]["units"]))
+    purchases = through.tables["purchases"]
+    bought = dict(zip(purchases["period"], purchases["units"], strict=True))
     assert bought == {"2026": pytest.approx(6.0), "2027": pytest.approx(2.0)}
     p, c = _rates(through)
     npv = (
@@ -80,7 +81,9 @@ def test_under_start_the_same_purchase_runs_all_year() -> None:
     1.35e10, 2.025e10: 156,250, 234,375 and 351,562.5 tokens/s, 4, 6 and 8 units),
     each purchase in service all of its year, paid at its start and aged from it."""
     plan = api.plan(_with(api.load(THROUGH), demand_within_period="start"))
-    bought = dict(zip(plan.tables["purchases"]["period"], plan.tables["purchases"]["units"]))
+    bought = dict(
+        zip(plan.tables["purchases"]["period"], plan.tables["purchases"]["units"], strict=True)
+    )
     assert bought == {k: pytest.approx(u) for k, u in (("2026", 4), ("2027", 2), ("2028", 2))}
     p, c = _rates(plan)
     npv = (

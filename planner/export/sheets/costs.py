@@ -4,8 +4,9 @@ Layout (periods across, one column each, then a total):
 
 * discount factors ``(1 + wacc)^−(period start − horizon_start)`` (cash flows are
   booked at the period start; capex, when the period's purchases arrive through it,
-  at its middle: the factor times ``(1 + wacc)^−(length/2)`` in its present value) and ``(1 + wacc)^−(horizon_end − horizon_start)`` for
-  the residual value, named ``discount_factor_end``;
+  at its middle: the factor times ``(1 + wacc)^−(length/2)`` in its present value)
+  and ``(1 + wacc)^−(horizon_end − horizon_start)`` for the residual value, named
+  ``discount_factor_end``;
 * cash cost by category: sums of the detail sheets' cost cells in that period
   (Purchases, Rentals, Fleet, Demand vs served, Training runs); the residual value is
   a credit in the last period; totals are ``SUM`` of the cells above;
@@ -32,6 +33,7 @@ from planner.results.costs import RESALE
 def ramp_periods(plan: Plan) -> frozenset[str]:
     """The periods whose purchases arrive through them (their capex is paid mid-period)."""
     return frozenset(str(p) for p in plan.parameters.get("ramp_periods", ()))
+
 
 TITLE = "Costs"
 LABELS = {

@@ -1,8 +1,9 @@
 """``Demand vs served``, ``Training runs`` and ``Cost per Mtok``: the work asked and done.
 
 Peak demand is ``average × peak-to-average`` under ``demand_within_period: start``
-(under ``peak_average`` the plan's value: the highest rate inside the period); unmet tokens over a period are
-``unmet at peak ÷ peak-to-average × days per year × length``, priced at the penalty
+(under ``peak_average`` the plan's value: the highest rate inside the period); unmet
+tokens over a period are ``unmet at peak ÷ peak-to-average × days per year ×
+length``, priced at the penalty
 on Assumptions. A run's work done sums its rows on Assignment training; unmet work
 is priced at the training penalty per PFLOP.
 """

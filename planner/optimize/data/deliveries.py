@@ -91,7 +91,8 @@ def delivery_offsets(ctx: Context) -> dict[PeriodLabel, float]:
     """Period → years from its start to its purchases' average delivery."""
     opening = opening_periods(ctx) if through_period(ctx) else frozenset()
     return {
-        p.label: 0.0 if not through_period(ctx) or p.index in opening
+        p.label: 0.0
+        if not through_period(ctx) or p.index in opening
         else ARRIVAL_SHARE * p.length_years
         for p in ctx.periods
     }
@@ -135,15 +136,24 @@ def departure_usd_pv(d: ModelData, h: str, s: str, v: PeriodLabel) -> float:
     t = d.departure_period.get((h, s, v))
     if t is None:
         return 0.0
-    return ARRIVAL_SHARE * d.discount_factor[t] * d.period_length[t] * running_usd_per_unit_year(
-        d, h, s, v, t
+    return (
+        ARRIVAL_SHARE
+        * d.discount_factor[t]
+        * d.period_length[t]
+        * running_usd_per_unit_year(d, h, s, v, t)
     )
 
 
-def running_usd_per_unit_year(d: ModelData, h: str, s: str, v: PeriodLabel, t: PeriodLabel) -> float:
+def running_usd_per_unit_year(
+    d: ModelData, h: str, s: str, v: PeriodLabel, t: PeriodLabel
+) -> float:
     """Energy, facility and maintenance of one unit of vintage v in period t, USD/year."""
     maintenance = maintenance_usd_per_unit_year(d.price_usd[(h, v)], d.maintenance_fraction)
-    return d.energy_usd_per_unit_year[(h, s, t)] + d.facility_usd_per_unit_year[(h, s, t)] + maintenance
+    return (
+        d.energy_usd_per_unit_year[(h, s, t)]
+        + d.facility_usd_per_unit_year[(h, s, t)]
+        + maintenance
+    )
 
 
 def sold_through_usd_pv(d: ModelData, h: str, s: str, v: PeriodLabel, p: PeriodLabel) -> float:
@@ -151,8 +161,11 @@ def sold_through_usd_pv(d: ModelData, h: str, s: str, v: PeriodLabel, p: PeriodL
     (it leaves through p; 0 without deliveries through the period)."""
     if not d.deliveries_through_period:
         return 0.0
-    return ARRIVAL_SHARE * d.discount_factor[p] * d.period_length[p] * running_usd_per_unit_year(
-        d, h, s, v, p
+    return (
+        ARRIVAL_SHARE
+        * d.discount_factor[p]
+        * d.period_length[p]
+        * running_usd_per_unit_year(d, h, s, v, p)
     )
 
 
@@ -167,16 +180,28 @@ def switch_off_usd_pv(d: ModelData, h: str, s: str, i: int, t: PeriodLabel) -> f
     nxt = d.next_period.get(t)
     out = 0.0
     if nxt is not None and (h, s, i, nxt) in d.existing_keys:
-        out += ARRIVAL_SHARE * d.discount_factor[nxt] * d.period_length[nxt] * _existing_running(
-            d, h, s, i, nxt
+        out += (
+            ARRIVAL_SHARE
+            * d.discount_factor[nxt]
+            * d.period_length[nxt]
+            * _existing_running(d, h, s, i, nxt)
         )
     if previous is not None and (h, s, i, previous) in d.existing_keys:
-        out -= ARRIVAL_SHARE * d.discount_factor[t] * d.period_length[t] * _existing_running(
-            d, h, s, i, t
+        out -= (
+            ARRIVAL_SHARE
+            * d.discount_factor[t]
+            * d.period_length[t]
+            * _existing_running(d, h, s, i, t)
         )
     return out
 
 
 def _existing_running(d: ModelData, h: str, s: str, i: int, t: PeriodLabel) -> float:
-    maintenance = maintenance_usd_per_unit_year(d.existing_price_usd[(h, s, i)], d.maintenance_fraction)
-    return d.energy_usd_per_unit_year[(h, s, t)] + d.facility_usd_per_unit_year[(h, s, t)] + maintenance
+    maintenance = maintenance_usd_per_unit_year(
+        d.existing_price_usd[(h, s, i)], d.maintenance_fraction
+    )
+    return (
+        d.energy_usd_per_unit_year[(h, s, t)]
+        + d.facility_usd_per_unit_year[(h, s, t)]
+        + maintenance
+    )
