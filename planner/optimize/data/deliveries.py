@@ -11,9 +11,11 @@ hold at every instant: inside a period the capacity c(τ) is linear in τ and a 
 series interpolated geometrically is convex, so c − demand is concave and its minimum
 over the period is at one of its two ends. At the end the constraint is the model's
 own (the peak of a growing series is its value at the end); at the start the fleet is
-the previous period's end fleet, which met that period's end, the same instant. (The
-first period starts from the opening fleet: the existing fleet and rentals.) Power is
-linear in the fleet too, so a cap met at both ends is met inside.
+the previous period's end fleet, which met that period's end, the same instant. Power is
+linear in the fleet too, so a cap met at both ends is met inside (where the cap falls
+from one period to the next, the start meets only the previous period's). Not
+re-timed: a training run's units are taken to work the whole period, those delivered
+through it included, and rentals are held for the whole period.
 
 What changes is the COST timing of a purchase: it is in service on average half of v
 (and half of v + N), so its energy, facility and maintenance count for half of v and
@@ -25,10 +27,15 @@ The argument needs the fleet and demand to be continuous at the period's start. 
 they are not (:func:`opening_periods`: the first period, a workload's first period,
 a period at whose start a cohort's life ends), the period's purchases are delivered
 at its start instead, with the old timing: the fleet at its start is then its end
-fleet, which meets its end peak and so the demand at its start. The existing
-fleet, units on order and early sales keep their period-start timing: existing units
-are there from the start and are switched off or sold at a period start; a sale ages a
-unit from its delivery period's start. Under ``start`` nothing here applies.
+fleet, which meets its end peak and so the demand at its start.
+
+Units that leave early leave through their period too, so the fleet stays linear:
+units sold at p (``finance.sell_early``) run half of p, their price fetched at p's
+start and their age counted from their delivery period's start; existing units
+switched off (or sold) in t run half of t, so ``(kept[t−1] + kept[t]) / 2`` run in t.
+Existing units and units on order are there from the start of the horizon or of their
+delivery period, and leave at a period start at their life's end (an opening period
+then). Under ``start`` nothing here applies.
 """
 
 from __future__ import annotations
