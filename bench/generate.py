@@ -149,12 +149,17 @@ def training_rows(size: Size, rng: random.Random, years: list[int]) -> list[dict
 
 
 def demand_mw(doc: dict[str, Any], pue: float) -> dict[int, float]:
-    """Facility MW per year to serve peak demand (in the year's last period, where demand
-    is highest) and finish every run on the best reference hardware (throughput per kW),
-    with no caps: a lower bound on the need."""
+    """Facility MW per year to serve peak demand (at the year's end under peak_average,
+    in its last period under start: where demand is highest) and finish every run on
+    the best reference hardware (throughput per kW), with no caps: a lower bound on
+    the need."""
     yearly = {"start": doc["horizon"]["start"], "years": doc["horizon"]["years"]}
-    # With sub-year periods a year's last period has the year's highest demand.
-    last_period = 1.0 - 1.0 / doc["horizon"].get("periods_per_year", 1)
+    # The year's highest demand: its end under peak_average (the default), else the
+    # start of its last period (with sub-year periods, the highest start).
+    if doc["horizon"].get("demand_within_period", "peak_average") == "peak_average":
+        last_period = 1.0
+    else:
+        last_period = 1.0 - 1.0 / doc["horizon"].get("periods_per_year", 1)
     hardware = [{"id": h} for h in REFERENCE_HARDWARE]
     reference = doc | {"horizon": yearly, "hardware": hardware, "rental": []}
     scenario = Scenario.model_validate(reference)

@@ -90,5 +90,5 @@ def test_tables_diagnosis_and_shadow_prices_agree(path: Path) -> None:
 def test_shipped_power_constrained_binds_where_it_is_priced() -> None:
     power = solved(ROOT / "scenarios" / "power_constrained.yaml").tables["power"]
     binding = power[power["binding"].astype(bool)]
-    assert binding["period"].tolist() == ["2030", "2031"]
+    assert binding["period"].tolist() == ["2029", "2030", "2031"]
     assert binding["slack_mw"].max() < 1.0  # under one rack's facility MW

@@ -40,6 +40,21 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
   assumed). P_train is ``penalties.unmet_training_usd_per_pflop`` per PFLOP not done
   (10⁶ PFLOP per ZFLOP).
 
+With ``horizon.demand_within_period: peak_average`` purchases are delivered uniformly
+through their period v and a cohort leaves uniformly through its departure period
+v + N (:mod:`planner.optimize.data.deliveries`, which argues why the end-of-period
+constraints then hold at every instant). A purchase then runs half of v and half of
+v + N (if inside the horizon): its coefficient takes off ``½ · DF_v · L_v`` times its
+energy, facility and maintenance of v (``installed`` counts v whole) and adds
+``½ · DF_{v+N} · L_{v+N}`` times those of v + N; each payment is discounted at its
+period's middle, ``DF(start_t + L_t/2)``, and the residual ages from the middle of v.
+Units sold or switched off at t leave through t too: a sale adds
+``½ · DF_t · L_t`` times the unit's running costs of t (and takes the departure half
+off again; its proceeds stay at t's start), and an existing unit kept in t pays half
+of t's and half of the next period's (``installed`` and ``kept`` count t whole), so
+``(kept[t−1] + kept[t]) / 2`` units run in t. The opening periods' purchases
+(:func:`planner.optimize.data.deliveries.opening_periods`) keep the start timing.
+
 By linearity each variable gets one present-value coefficient, and the model is built
 from those, in USD millions: a purchase carries its price, its maintenance over its
 life inside the horizon and minus its residual value; each installed unit-period its
@@ -62,6 +77,12 @@ from planner.economics.horizon_end import sale_proceeds_usd
 from planner.optimize.constraints.commitments import commitment_coefficients
 from planner.optimize.constraints.datacenter import datacenter_coefficients
 from planner.optimize.data import Key, ModelData
+from planner.optimize.data.deliveries import (
+    departure_usd_pv,
+    running_usd_per_unit_year,
+    sold_through_usd_pv,
+    switch_off_usd_pv,
+)
 from planner.optimize.extract import Solution
 from planner.optimize.linear import linear
 from planner.optimize.variables import Vars
@@ -81,12 +102,17 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         price = d.price_usd[(h, v)]
         first = position[v]
         last = min(first + round(d.lifetime_years[h] * d.periods_per_year), count)
-        paid = sum(share * df[t] for t, share in d.payments(h, v))
+        paid = sum(share * d.paid_factor(t) for t, share in d.payments(h, v))
+        # Delivered through v: it misses half of v's running costs (installed counts
+        # them whole) and runs half of its departure period (installed does not).
+        missed = (1.0 - d.arrival_share(h, v, v)) * df[v] * length[v]
         buy[(h, s, v)] = (
             paid * price
             - d.discount_factor_end * d.residual_fraction[(h, v)] * price
             + maintenance_usd_per_unit_year(price, d.maintenance_fraction)
             * (years_pv[last] - years_pv[first])
+            - missed * running_usd_per_unit_year(d, h, s, v, v)
+            + departure_usd_pv(d, h, s, v)
         )
     installed = {
         (h, s, t): df[t]
@@ -98,6 +124,7 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
         (h, s, i, t): df[t]
         * length[t]
         * maintenance_usd_per_unit_year(d.existing_price_usd[(h, s, i)], d.maintenance_fraction)
+        + switch_off_usd_pv(d, h, s, i, t)
         for h, s, i, t in d.existing_index
     }
     rent = {k: df[k[1]] * length[k[1]] * d.rent_usd_per_unit_year[k] for k in d.rent_index}
@@ -110,6 +137,8 @@ def present_value_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
             + d.discount_factor_end * d.residual_fraction[(h, v)] * price
             - maintenance_usd_per_unit_year(price, d.maintenance_fraction)
             * (years_pv[last] - years_pv[position[p]])
+            - departure_usd_pv(d, h, s, v)  # sold: it does not run into its departure
+            + sold_through_usd_pv(d, h, s, v, p)
         )
     sell_existing = {
         (h, s, i, p): -df[p]

@@ -125,6 +125,9 @@ def build_plan(
         "serving": d.serving,
         "wacc": d.wacc,
         "discount_factor_end": d.discount_factor_end,
+        "deliveries_through_period": d.deliveries_through_period,
+        # the periods whose purchases arrive through them (the rest: at their start)
+        "ramp_periods": [str(p.label) for p in d.periods if p.label in d.ramp_periods],
         "horizon_end": d.horizon_end_convention,
         "resale_curve": [list(point) for point in d.resale_curve],
         "sell_early": d.sell_early,

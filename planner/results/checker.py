@@ -22,7 +22,12 @@ from planner.economics import (
     tokens_per_day,
 )
 from planner.economics.load_shape import lost_charged
-from planner.results.checker_horizon_end import check_horizon_end, residual_share
+from planner.results.checker_horizon_end import (
+    check_horizon_end,
+    delivered_at,
+    ramp_periods,
+    residual_share,
+)
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
 from planner.results.checker_timing import capex_paid, check_timing
@@ -107,6 +112,7 @@ def _check_fleet(plan: Plan) -> list[str]:
                 out.append(f"{row.hardware} bought in {row.period} still in the fleet in {period}")
     for key, units in listed.items():
         out.append(f"fleet lists {units} purchased units {key} that no purchase explains")
+    out += _check_in_service(plan)
     existing = fleet[fleet["origin"] == "existing"]
     existing = existing.assign(_start=existing["period"].map(starts)).sort_values("_start")
     for key, rows in existing.groupby(["hardware", "site", "vintage"]):
@@ -114,6 +120,63 @@ def _check_fleet(plan: Plan) -> list[str]:
         for (p0, u0), (p1, u1) in pairwise(pairs):
             if not _at_most(u1, u0):
                 out.append(f"existing {key} grows from {u0} in {p0} to {u1} in {p1}")
+    return out
+
+
+def _check_in_service(plan: Plan) -> list[str]:
+    """Units in service (the average over the period, which running costs are charged
+    on) against the units held. Without deliveries through the period they are the
+    units held. With them, every cohort changes linearly inside a period, from what it
+    held at the period's start (its previous period's units) to what it holds at its
+    end, so they are the mean of the two: half a purchase's units in its delivery
+    period when that period's purchases arrive through it (else all), half of what a
+    cohort held in the period it is sold or switched off in whole, or leaves through at
+    its life's end (a row with 0 units, which must be there for a purchase arriving
+    through its period). A cohort delivered at a period start leaves at one."""
+    t = plan.tables
+    fleet, periods = t["fleet"], t["periods"]
+    if not plan.parameters.get("deliveries_through_period"):
+        bad = fleet[
+            (fleet["units_in_service"] - fleet["units"]).abs()
+            > REL * fleet["units"].abs().clip(lower=1)
+        ]
+        return [
+            f"{r.period}: {r.units_in_service:.6g} {r.hardware} in service, {r.units:.6g} held"
+            for r in bad.itertuples(index=False)
+        ]
+    through = ramp_periods(plan)
+    order = list(periods["period"].astype(str))
+    previous = dict(zip(order[1:], order, strict=False))
+    cohort = ["hardware", "site", "origin", "vintage", "period"]
+    named = fleet.assign(vintage=fleet["vintage"].astype(str), period=fleet["period"].astype(str))
+    held = _sum(named, cohort, "units")
+    out = []
+    for row in named.itertuples(index=False):
+        h, s, origin, v, period = row.hardware, row.site, row.origin, row.vintage, row.period
+        if origin == "purchased" and period == v:
+            at_start = 0.0 if v in through else row.units
+        else:
+            at_start = held.get((h, s, origin, v, previous.get(period)), row.units)
+        expected = 0.5 * (at_start + row.units)
+        if not _close(row.units_in_service, expected):
+            out.append(
+                f"{period}: {row.units_in_service:.6g} {h} of {v} in service on average, "
+                f"expected {expected:.6g} (held {row.units:.6g}, {at_start:.6g} at its start)"
+            )
+    start = dict(zip(order, periods["start_year"], strict=True))
+    after = dict(pairwise(order))
+    for r in t["purchases"].itertuples(index=False):  # each departure row is there
+        v = str(r.period)
+        if v not in through:
+            continue
+        last = [p for p in order if (r.hardware, r.site, "purchased", v, p) in held]
+        if not last or last[-1] not in after:
+            continue
+        nxt = after[last[-1]]
+        units = held[(r.hardware, r.site, "purchased", v, last[-1])]
+        ended = start[nxt] >= start[v] + r.lifetime_years - EPS_YEARS
+        if units > 0 and ended and (r.hardware, r.site, "purchased", v, nxt) not in held:
+            out.append(f"{nxt}: no departure row for the {units:.6g} {r.hardware} of {v}")
     return out
 
 
@@ -268,7 +331,9 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     """Each cost category by period from the tables; their present value is the objective.
 
     Discounting is recomputed in years: (1 + wacc)^−(start − horizon start) for the
-    period's start in fractional years, and the horizon end for the residual value."""
+    period's start in fractional years, and the horizon end for the residual value;
+    with deliveries through the period, capex at the period's middle and running costs
+    on the units in service (their average over the period)."""
     t = plan.tables
     periods = t["periods"].set_index("period")
     last = periods.index[-1]
@@ -278,6 +343,12 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     factor = period_discount_factors(wacc, periods["start_year"].to_dict(), start)
     factor_end = discount_factor(wacc, end - start)
     length = periods["length_years"].to_dict()
+    # Delivered through the period: capex is paid on average at its middle.
+    through = ramp_periods(plan)
+    mid = {
+        k: (1.0 + wacc) ** -(0.5 * years) if str(k) in through else 1.0
+        for k, years in length.items()
+    }
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     convention = plan.parameters.get("horizon_end", "straight_line")
     p = t["purchases"]
@@ -285,7 +356,7 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     for period, usd in capex_paid(p).items():
         amounts[(period, "capex")] += usd
     for row in p.itertuples(index=False):
-        bought_at = periods.loc[row.period, "start_year"]
+        bought_at = delivered_at(plan, periods, row.period)
         left = residual_share(plan, convention, bought_at, row.lifetime_years, end)
         at_end = row.units - sum(
             u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
@@ -296,12 +367,10 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     for row in t["rentals"].itertuples(index=False):
         amounts[(row.period, "rent")] += row.units * row.usd_per_unit_year * length[row.period]
     for row in t["fleet"].itertuples(index=False):
-        years = length[row.period]
-        amounts[(row.period, "energy")] += row.units * row.energy_usd_per_unit_year * years
-        amounts[(row.period, "facility")] += row.units * row.facility_usd_per_unit_year * years
-        amounts[(row.period, "maintenance")] += (
-            row.units * row.maintenance_usd_per_unit_year * years
-        )
+        unit_years = row.units_in_service * length[row.period]  # checked by _check_fleet
+        amounts[(row.period, "energy")] += unit_years * row.energy_usd_per_unit_year
+        amounts[(row.period, "facility")] += unit_years * row.facility_usd_per_unit_year
+        amounts[(row.period, "maintenance")] += unit_years * row.maintenance_usd_per_unit_year
     for row in t["served"].itertuples(index=False):
         mtok = row.unmet_tokens / MTOK
         amounts[(row.period, "penalty_unmet_inference")] += mtok * row.penalty_usd_per_mtok
@@ -324,7 +393,13 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     for period in periods.index:
         for category in categories:
             mine = amounts.get((period, category), 0.0)
-            pv = mine * (factor_end if category == "residual" else factor[period])
+            pv = mine * (
+                factor_end
+                if category == "residual"
+                else factor[period] * mid[period]
+                if category == "capex"
+                else factor[period]
+            )
             if in_objective or not category.startswith("penalty"):
                 total_pv += pv
             row = table.get((period, category))

@@ -29,12 +29,30 @@ def _annuity_share(
     crf = 1.0 / life if rate == 0 else rate / (1.0 - (1.0 + rate) ** -life)
     paid = 0.0  # PV at the purchase of the payments inside the horizon
     for row in periods.itertuples(index=False):
-        if bought_at - EPS_YEARS <= row.start_year < min(bought_at + life, end) - EPS_YEARS:
-            worth = (
-                row.length_years if rate == 0 else (1.0 - (1.0 + rate) ** -row.length_years) / rate
-            )
-            paid += crf * worth * (1.0 + rate) ** -(row.start_year - bought_at)
+        # the part of the period inside the unit's life and the horizon (a unit
+        # delivered through its period starts paying at the period's middle)
+        first = max(float(row.start_year), bought_at)
+        last = min(float(row.start_year + row.length_years), bought_at + life, end)
+        if last - first > EPS_YEARS:
+            span = last - first
+            worth = span if rate == 0 else (1.0 - (1.0 + rate) ** -span) / rate
+            paid += crf * worth * (1.0 + rate) ** -(first - bought_at)
     return float((1.0 - paid) * (1.0 + rate) ** (end - bought_at))
+
+
+def ramp_periods(plan: Plan) -> set[str]:
+    """The periods whose purchases arrive through them (the plan's parameters)."""
+    return {str(p) for p in plan.parameters.get("ramp_periods", ())}
+
+
+def delivered_at(plan: Plan, periods: pd.DataFrame, period: str) -> float:
+    """When the units delivered in ``period`` are delivered on average: the period's
+    middle when its purchases arrive through it, else its start (fractional years;
+    ``periods`` is the periods table indexed by ``period``)."""
+    start = float(periods.loc[period, "start_year"])
+    if str(period) in ramp_periods(plan):
+        return start + 0.5 * float(periods.loc[period, "length_years"])
+    return start
 
 
 def residual_share(plan: Plan, convention: str, bought_at: float, life: float, end: float) -> float:
@@ -70,7 +88,7 @@ def check_horizon_end(plan: Plan, rel: float = 1e-5) -> list[str]:
     credit = {c: 0.0 for c in HORIZON_END_CONVENTIONS}
     sold = sold_through(plan)  # units sold early earn no horizon-end credit
     for row in plan.tables["purchases"].itertuples(index=False):
-        bought_at = float(periods.loc[row.period, "start_year"])
+        bought_at = delivered_at(plan, periods, row.period)
         at_end = row.units - sum(
             u for _, u in sold.get((row.hardware, row.site, str(row.period)), [])
         )

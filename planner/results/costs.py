@@ -49,7 +49,9 @@ def costs_table(
     """Cash cost by period and category, undiscounted and present value.
 
     Residual value is a negative cost booked in the last period with the horizon-end
-    discount factor; training penalties are booked in the run's last window period.
+    discount factor; capex is discounted at the period's middle when purchases arrive
+    through the period (``ModelData.paid_factor``), at its start otherwise; training
+    penalties are booked in the run's last window period.
     ``procurement``: amounts by (period, category) of
     :func:`planner.results.procurement.procurement_amounts`; when given, its categories
     follow the fleet's (``residual`` with period ``""`` joins the last period's).
@@ -84,7 +86,13 @@ def costs_table(
     for p in d.periods:
         for category in categories:
             usd = amounts.get((p.name, category), 0.0)
-            factor = d.discount_factor_end if category == "residual" else d.discount_factor[p.label]
+            factor = (
+                d.discount_factor_end
+                if category == "residual"
+                else d.paid_factor(p.label)
+                if category == "capex"
+                else d.discount_factor[p.label]
+            )
             rows.append(
                 {
                     "period": p.name,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections import defaultdict
 from typing import Any
 
 import pandas as pd
@@ -10,7 +12,7 @@ from planner.economics import (
     facility_mw_per_unit,
     maintenance_usd_per_unit_year,
 )
-from planner.optimize.data import ModelData, PeriodLabel
+from planner.optimize.data import Key, ModelData, PeriodLabel
 from planner.optimize.extract import Solution
 from planner.results.sales import purchased_units_held, sold_by_purchase
 from planner.results.tables import WHEN, frame, vintage_label, when
@@ -88,6 +90,7 @@ FLEET_COLUMNS = [
     "origin",
     "vintage",
     "units",
+    "units_in_service",
     "accelerators",
     "power_kw_per_unit",
     "pue",
@@ -104,11 +107,32 @@ FLEET_COLUMNS = [
 
 def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     """Owned units by period and vintage (purchase period, or install year of existing),
-    net of early sales."""
+    net of early sales.
+
+    ``units`` are held at the period's end (what its constraints see);
+    ``units_in_service`` are the average over the period, which its running costs are
+    charged on. They differ only with deliveries through the period
+    (planner.optimize.data.deliveries), where every cohort changes linearly inside a
+    period and ``units_in_service`` is the mean of the units held at its start and
+    end: a purchase arriving through v serves half of v, units sold or switched off
+    at t leave through t, and a cohort leaving through its departure period (or sold
+    or switched off whole) has a row there with 0 units and half of what it held.
+    """
     rows = []
     held = purchased_units_held(d, sol)
+    previous = {b.label: a.label for a, b in itertools.pairwise(d.periods)}
 
-    def row(h: str, s: str, t: PeriodLabel, origin: str, vintage: Any, units: float, base: float):
+    def row(
+        h: str,
+        s: str,
+        t: PeriodLabel,
+        origin: str,
+        vintage: Any,
+        units: float,
+        base: float,
+        in_service: float | None = None,
+    ):
+        in_service = units if in_service is None else in_service
         length = d.period_length[t]
         energy = d.energy_usd_per_unit_year[(h, s, t)]
         facility = d.facility_usd_per_unit_year[(h, s, t)]
@@ -121,6 +145,7 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                 "origin": origin,
                 "vintage": vintage_label(d, vintage),
                 "units": units,
+                "units_in_service": in_service,
                 "accelerators": units * d.accelerators[h],
                 "power_kw_per_unit": d.power_kw[h],
                 "pue": d.pue[s],
@@ -129,21 +154,41 @@ def fleet_table(d: ModelData, sol: Solution) -> pd.DataFrame:
                 "facility_usd_per_unit_year": facility,
                 "maintenance_usd_per_unit_year": maintenance,
                 "length_years": length,
-                "energy_usd": units * energy * length,
-                "facility_usd": units * facility * length,
-                "maintenance_usd": units * maintenance * length,
+                "energy_usd": in_service * energy * length,
+                "facility_usd": in_service * facility * length,
+                "maintenance_usd": in_service * maintenance * length,
             }
         )
 
-    for h, s, t in d.fleet_index:
+    leaving: dict[Key, list[PeriodLabel]] = defaultdict(list)
+    for (h, s, v), t in d.departure_period.items():
+        leaving[(h, s, t)].append(v)
+    position = {p.label: p.index for p in d.periods}
+    keys = sorted(set(d.fleet_index) | set(leaving), key=lambda k: (position[k[2]], k[0], k[1]))
+    ramp = d.deliveries_through_period
+    existing = set(d.existing_index)
+    for h, s, t in keys:
+        before = previous.get(t)
         for v in d.vintages_alive.get((h, s, t), ()):
             units = held.get((h, s, v, t), 0.0)
-            if units:
-                row(h, s, t, "purchased", v, units, d.price_usd[(h, v)])
+            if t == v:  # 0 at its start when it arrives through v
+                start = units if v not in d.ramp_periods else 0.0
+            else:  # sold through t under deliveries through the period
+                start = held.get((h, s, v, before), 0.0) if ramp else units
+            if units or start:
+                row(h, s, t, "purchased", v, units, d.price_usd[(h, v)], 0.5 * (start + units))
+        for v in leaving.get((h, s, t), ()):
+            units = held.get((h, s, v, previous[t]), 0.0)
+            if units:  # leaving through t: half of what it held at t's start
+                row(h, s, t, "purchased", v, 0.0, d.price_usd[(h, v)], 0.5 * units)
         for i in d.cohorts_alive.get((h, s, t), ()):
             units = sol.kept.get((h, s, i, t), 0.0)
-            if units:
-                row(h, s, t, "existing", i, units, d.existing_price_usd[(h, s, i)])
+            start = units  # switched off through t under deliveries through the period
+            if ramp and (h, s, i, before) in existing:
+                start = sol.kept.get((h, s, i, before), 0.0)
+            if units or start:
+                price = d.existing_price_usd[(h, s, i)]
+                row(h, s, t, "existing", i, units, price, 0.5 * (start + units))
     return frame(rows, FLEET_COLUMNS)
 
 

@@ -17,9 +17,18 @@ Notation, for a plan period t and a sub-period s ⊂ t:
 * x[w,k,h,t] units of hardware h the plan assigns to stream k in t (all sites and
   rentals), τ[w,k,h] tokens/s per unit it used, and the plan's own shares
   a[w,k,h] = x·τ / Σ_h' x·τ (a stream the plan serves on nothing has no shares).
-* U[h,t] = availability · owned units of h in t + rented units of h in t − units of h
-  training in t: the units free for inference (training is taken to hold its units for
-  the whole period).
+* U[h,s] = availability · owned units of h at the end of s + rented units of h in t −
+  units of h training in t: the units free for inference (training is taken to hold
+  its units for the whole period). Owned units are the plan's for t, except with
+  deliveries through the period (``peak_average``,
+  :mod:`planner.optimize.data.deliveries`): then each cohort changes linearly inside
+  t, from what it held at t's start to what it holds at t's end, so at the end of s it
+  holds the previous period's units plus the share of t's deliveries arrived by then,
+  less the share of a departing cohort gone (:func:`owned_at`).
+* With deliveries through the period, the shares move with the fleet: at the end of
+  s, the share φ of the way through t, they are those of x = (1 − φ) · x[·,t−1] +
+  φ · x[·,t] (the plan's assignment at t's start and at its end; linear like the
+  fleet, so it fits the fleet whenever training does).
 * The units stream k of w needs on h in s, keeping the plan's shares:
   n[w,k,h,s] = a[w,k,h] · q[w,k] · D[w,s] / τ[w,k,h]; N[h,s] = Σ_{w,k} n[w,k,h,s].
 
@@ -37,13 +46,17 @@ hardware the plan did not use for it, nor re-times training inside a period, so 
 report a shortfall that another assignment of the same fleet would avoid — never the
 opposite. Under ``horizon.demand_within_period: start`` a growing series is read at
 each period's start, so the later sub-periods fall short; under ``peak_average`` the
-plan meets the highest value inside each period and so every sub-period's peak.
+plan meets each period's end peak with the fleet at its end and the previous
+period's end with the fleet at its start, and both fleet and peaks move inside the
+period as the deliveries module says (fleet linear, demand convex), so it meets every
+sub-period's peak too.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -103,16 +116,29 @@ def resolution_check(
     subs = make_periods(horizon.start, horizon.years, finer_periods_per_year)
     plan_periods = make_periods(horizon.start, horizon.years, horizon.periods_per_year)
     workloads = {w.name: w for w in serving_workloads(scenario)}
-    free = free_units(plan)
     served = plan.tables["served"]
     assignment = plan.tables["assignment_inference"]
+    ramp = {str(p) for p in plan.parameters.get("ramp_periods", ())}
     rows = []
+    before: Period | None = None
     for period in plan_periods:
+        previous, before = before, period
         demand = served[served["period"] == period.name]
         if demand.empty:
             continue
-        units = assignment[assignment["period"] == period.name]
+        now = assignment[assignment["period"] == period.name]
+        then = assignment[assignment["period"] == getattr(previous, "name", None)]
         for sub in _inside(subs, period):
+            through = (sub.end - period.start) / period.length_years
+            free = free_units(plan, through)
+            units = now
+            if str(period.name) in ramp and len(then):  # the assignment moves with the fleet
+                units = pd.concat(
+                    [
+                        then.assign(units=then["units"] * (1.0 - through)),
+                        now.assign(units=now["units"] * through),
+                    ]
+                )
             peaks = {
                 row.workload: peak_rate_in(workloads[row.workload].tokens_per_day, sub)
                 * row.peak_to_average
@@ -145,17 +171,28 @@ def _inside(subs: Iterable[Period], period: Period) -> list[Period]:
     return [s for s in subs if period.start - eps <= s.start < period.end - eps]
 
 
-def free_units(plan: Plan) -> dict[str, dict[str, float]]:
-    """U[h,t]: period → hardware → units free for inference (module docstring)."""
+def free_units(plan: Plan, through: float = 1.0) -> dict[str, dict[str, float]]:
+    """U[h,t]: period → hardware → units free for inference (module docstring), at the
+    share ``through`` of each period (1: its end; it matters only with deliveries
+    through the period)."""
     availability = float(plan.parameters.get("availability", 1.0))
     free: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in plan.tables["fleet"].itertuples(index=False):
-        free[row.period][row.hardware] += availability * row.units
+        free[row.period][row.hardware] += availability * owned_at(row, through)
     for row in plan.tables["rentals"].itertuples(index=False):
         free[row.period][row.hardware] += row.units
     for row in plan.tables["assignment_training"].itertuples(index=False):
         free[row.period][row.hardware] -= row.units
     return {t: {h: max(u, 0.0) for h, u in pools.items()} for t, pools in free.items()}
+
+
+def owned_at(row: Any, through: float) -> float:
+    """Units of a fleet-table row held at the share ``through`` of its period: linear
+    from the units at its start, ``2 · units_in_service − units`` (the table's
+    in-service units are the mean of start and end), to ``units`` at its end."""
+    end = float(row.units)
+    start = 2.0 * float(getattr(row, "units_in_service", end)) - end
+    return start + through * (end - start)
 
 
 def sub_period_capacity(

@@ -49,11 +49,13 @@ class Horizon(_Section):
     year; planner.scenario.periods says how each is spread over shorter periods."""
     demand_within_period: Annotated[
         Literal["start", "peak_average"], meta(perf=False, unit="choice")
-    ] = "start"
-    """How demand is read inside a period: ``start`` — its value at the period's start
-    (capacity and tokens alike); ``peak_average`` — capacity meets the highest value inside
-    the period (a growing series' end value) × peak_to_average, while tokens served,
-    energy and revenue use the period's average (issue 17)."""
+    ] = "peak_average"
+    """How demand is read inside a period: ``peak_average`` (the default) — capacity
+    meets the highest value inside the period (a growing series' end value) ×
+    peak_to_average, while tokens served, energy and revenue use the period's average,
+    and purchases arrive through the period (planner.optimize.data.deliveries);
+    ``start`` — its value at the period's start (capacity and tokens alike), purchases
+    in service for the whole period they are bought in (issue 17)."""
 
     @property
     def year_list(self) -> list[int]:

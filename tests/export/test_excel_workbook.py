@@ -122,7 +122,11 @@ def test_costs_are_live_formulas(book: openpyxl.Workbook) -> None:
     npv_row = _find(ws, "Total present value (TCO, excl. penalties)")
     assert ws.cell(row=npv_row, column=8).value == f"=SUM(B{npv_row}:G{npv_row})"
     first_pv = _find(ws, "Present value at the horizon start (USD)") + 1
-    assert ws[f"C{first_pv}"].value == "=C8*C$4"
+    # capex of 2027 (baseline, peak_average): its purchases arrive through the year, so
+    # it is paid on average at the middle; 2026 opens with its deliveries at the start
+    assert ws[f"C{first_pv}"].value == "=C8*C$4*(1+wacc)^-(C$3/2)"
+    assert ws[f"B{first_pv}"].value == "=B8*B$4"
+    assert ws[f"C{first_pv + 1}"].value == "=C9*C$4"
     assert ws[f"C{first_pv + 5}"].value == "=C13*discount_factor_end"
 
 

@@ -3,8 +3,10 @@
 Layout (periods across, one column each, then a total):
 
 * discount factors ``(1 + wacc)^−(period start − horizon_start)`` (cash flows are
-  booked at the period start) and ``(1 + wacc)^−(horizon_end − horizon_start)`` for
-  the residual value, named ``discount_factor_end``;
+  booked at the period start; capex, when the period's purchases arrive through it,
+  at its middle: the factor times ``(1 + wacc)^−(length/2)`` in its present value)
+  and ``(1 + wacc)^−(horizon_end − horizon_start)`` for the residual value, named
+  ``discount_factor_end``;
 * cash cost by category: sums of the detail sheets' cost cells in that period
   (Purchases, Rentals, Fleet, Demand vs served, Training runs); the residual value is
   a credit in the last period; totals are ``SUM`` of the cells above;
@@ -26,6 +28,12 @@ from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, su
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
+
+
+def ramp_periods(plan: Plan) -> frozenset[str]:
+    """The periods whose purchases arrive through them (their capex is paid mid-period)."""
+    return frozenset(str(p) for p in plan.parameters.get("ramp_periods", ()))
+
 
 TITLE = "Costs"
 LABELS = {
@@ -86,10 +94,14 @@ def npv_at(plan: Plan, wacc: float, *, penalties: bool = False) -> float:
     """Present value of the plan's cash costs at ``wacc`` (the Costs sheet's ``npv_tco``).
 
     The same fleet and cash flows, discounted as the optimiser does: each period's
-    costs at its start, the residual value at the horizon end. ``penalties`` adds
+    costs at its start (capex at its middle when its purchases arrive through it), the
+    residual value at the horizon end. ``penalties`` adds
     the penalties for unmet demand (the objective's convention).
     """
     first, end, starts = horizon(plan)
+    ramp = ramp_periods(plan)
+    periods = table(plan, "periods")
+    lengths = dict(zip(periods[PERIOD], periods["length_years"].astype(float), strict=True))
     costs = table(plan, "costs")
     label = PERIOD
     total = 0.0
@@ -97,6 +109,8 @@ def npv_at(plan: Plan, wacc: float, *, penalties: bool = False) -> float:
         if row["category"] in PENALTIES and not penalties:
             continue
         years = end - first if row["category"] == "residual" else starts[row[label]] - first
+        if row["category"] == "capex" and str(row[label]) in ramp:
+            years += 0.5 * lengths[row[label]]
         total += row["usd"] * discount_factor(wacc, years)
     return total
 
@@ -147,7 +161,7 @@ def write_costs(book: Book, plan: Plan) -> None:
 
     categories = sheet_categories(plan)
     cash = _cash_block(book, plan, ws, labels, letters, amount, categories)
-    _present_value_block(book, ws, labels, letters, amount, cash, categories)
+    _present_value_block(book, ws, labels, letters, amount, cash, categories, ramp_periods(plan))
     for col in range(first_col, total_col + 1):
         letter = get_column_letter(col)
         ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 16)
@@ -296,6 +310,7 @@ def _present_value_block(
     amount: dict,
     cash: dict,
     categories: tuple[str, ...],
+    ramp: frozenset[str] = frozenset(),
 ) -> None:
     first = pv_row(categories)
     _section(book, ws, first - 1, "Present value at the horizon start (USD)")
@@ -306,6 +321,8 @@ def _present_value_block(
         values[category] = [float(amount[(t, category)]["usd_pv"]) for t in labels]
         for j, letter in enumerate(letters):
             factor = "discount_factor_end" if category == "residual" else f"{letter}${FACTOR_ROW}"
+            if category == "capex" and str(labels[j]) in ramp:  # paid mid-period on average
+                factor += f"*(1+wacc)^-({letter}${LENGTH_ROW}/2)"
             book.formula(
                 ws,
                 row,

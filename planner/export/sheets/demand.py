@@ -1,13 +1,14 @@
 """``Demand vs served``, ``Training runs`` and ``Cost per Mtok``: the work asked and done.
 
-Peak demand is ``average × peak-to-average``. Unmet tokens follow the linear
-load-duration curve that peak-to-average implies (:mod:`planner.economics.load_shape`):
-with P the peak, a the peak-to-average and u the shortfall at peak, the curve falls by
-s = 2P(1 − 1/a) over a day (a ≤ 2; P·a/2 above), and the average tokens/day lost are
-the planner's piecewise-linear ℓ(u) — chords of u²/(2s) over 0 ≤ u ≤ min(s, P), then
-u − s/2 — times days per year × length, priced at the penalty on Assumptions. A run's
-work done sums its rows on Assignment training; unmet work is priced at the training
-penalty per PFLOP.
+Peak demand is ``average × peak-to-average`` under ``demand_within_period: start``
+(under ``peak_average`` the plan's value: the highest rate inside the period). Unmet
+tokens follow the linear load-duration curve that peak-to-average implies
+(:mod:`planner.economics.load_shape`): with P the peak, a the peak-to-average and u the
+shortfall at peak, the curve falls by s = 2P(1 − 1/a) over a day (a ≤ 2; P·a/2 above),
+and the average tokens/day lost are the planner's piecewise-linear ℓ(u) — chords of
+u²/(2s) over 0 ≤ u ≤ min(s, P), then u − s/2 — times days per year × length, priced at
+the penalty on Assumptions. A run's work done sums its rows on Assignment training;
+unmet work is priced at the training penalty per PFLOP.
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ def write_served(book: Book, plan: Plan) -> None:
         peak = r.at("peak_tokens_per_day")
         return f"=IF({peak}>0,{r.at('unmet_peak_tokens_per_day')}/{peak},0)"
 
+    # Under peak_average the peak is the highest rate inside the period, not the
+    # average × peak-to-average: it is the plan's value then.
+    by_average = not plan.parameters.get("deliveries_through_period")
+
+    def peak(r: Row) -> str | None:
+        if not by_average:
+            return None
+        return f"={r.at('tokens_per_day')}*{r.at('peak_to_average')}"
+
     columns = [
         Column(label, label, cells.YEAR),
         Column("workload", "workload"),
@@ -83,7 +93,7 @@ def write_served(book: Book, plan: Plan) -> None:
             "peak_tokens_per_day",
             "peak demand (tokens/day)",
             cells.THOUSANDS,
-            lambda r: f"={r.at('tokens_per_day')}*{r.at('peak_to_average')}",
+            peak,
         ),
         Column("capacity_tokens_per_day", "capacity at peak (tokens/day)", cells.THOUSANDS),
         Column(

@@ -4,8 +4,10 @@ Cost columns are live formulas of the inputs: a unit's energy cost per year is
 ``kW × PUE × energy hours per year × USD/kWh`` with kW from the Hardware sheet and
 PUE and the electricity price from Assumptions; facility cost ``kW × USD/kW-year``;
 maintenance ``maintenance fraction × price``; a period's cost ``units × per-year
-cost × length``. Capex is ``units × price``; residual value ``capex × the share of
-life left at the horizon end``; rent ``units × USD/accelerator-hour × hours ×
+cost × length``, on the units in service (the period's average: with deliveries
+through the period, half a purchase's units in its delivery period). Capex is
+``units × price``; residual value ``capex × the share of life left at the horizon end``
+(counted from the average delivery); rent ``units × USD/accelerator-hour × hours ×
 accelerators × length``.
 
 The annualised cost of a unit (what the realised $/Mtok charges, the annuity
@@ -42,7 +44,14 @@ def write_purchases(book: Book, plan: Plan) -> None:
     label = PERIOD
     periods = table(plan, "periods")
     start = dict(zip(periods[PERIOD], periods["start_year"], strict=True))
-    frame = frame.assign(start_year=frame[label].map(start))
+    length = dict(zip(periods[PERIOD], periods["length_years"], strict=True))
+    ramp = {str(p) for p in plan.parameters.get("ramp_periods", ())}
+    frame = frame.assign(
+        start_year=frame[label].map(start),
+        delivered_year=[  # the average delivery: the middle when arriving through it
+            start[v] + (0.5 * length[v] if str(v) in ramp else 0.0) for v in frame[label]
+        ],
+    )
 
     if "order_period" not in frame.columns:  # plans from before lead times
         frame = frame.assign(order_period=frame[label], capex_at_order_usd=0.0)
@@ -62,7 +71,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
         if convention != "straight_line":
             return None  # the plan's share under its convention, written as a value
         life = r.at("lifetime_years")
-        return f"=MIN(1,MAX(0,{r.at('start_year')}+{life}-horizon_end)/{life})"
+        return f"=MIN(1,MAX(0,{r.at('delivered_year')}+{life}-horizon_end)/{life})"
 
     columns = [
         Column(label, label, cells.YEAR),
@@ -116,6 +125,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
                 ),
             ),
         ]
+    columns.append(Column("delivered_year", "delivered on average (year)", cells.GENERAL))
     write_table(book, ws, "Purchases", frame, columns)
     cells.freeze_header(ws)
     book.fit_widths(ws)
@@ -211,7 +221,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
         return f"={unit_price(book, r['hardware'], list_price)}"
 
     def cost(per_year: str):
-        return lambda r: f"={r.at('units')}*{r.at(per_year)}*{r.at('length_years')}"
+        return lambda r: f"={r.at('units_in_service')}*{r.at(per_year)}*{r.at('length_years')}"
 
     columns = [
         Column(label, label, cells.YEAR),
@@ -273,6 +283,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             cells.USD,
             lambda r: f"=maintenance_fraction*{r.at('price_basis_usd')}",
         ),
+        Column("units_in_service", "units in service (period average)", cells.DECIMAL1),
         Column("length_years", "period length (years)", cells.GENERAL),
         Column("energy_usd", "energy (USD)", cells.USD_SCALED, cost("energy_usd_per_unit_year")),
         Column(

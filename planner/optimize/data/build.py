@@ -8,6 +8,7 @@ from planner import deadline
 from planner.economics.addons import with_network_storage_power
 from planner.errors import InputError, Problem
 from planner.optimize.data.context import Context, periods_for
+from planner.optimize.data.deliveries import deliveries, departure_keys
 from planner.optimize.data.fleet import existing, fleet, purchases
 from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
@@ -55,6 +56,8 @@ def build_data(
     cohorts = existing(ctx)
     deadline.check("the model data (fleet)")
     owned = fleet(ctx, bought["buy_index"], cohorts["existing_index"])
+    delivered = deliveries(ctx, bought["buy_index"])
+    departing = departure_keys(delivered["departure_period"])
     rented = rentals(ctx, useful)
     where = places(ctx, owned["fleet_index"], rented["rent_index"])
     deadline.check("the model data (training)")
@@ -111,7 +114,8 @@ def build_data(
         **cohorts,
         **owned,
         **sales(ctx, bought["buy_index"], cohorts["existing_index"]),
-        **site_economics(ctx, owned["fleet_index"]),
+        **site_economics(ctx, tuple(dict.fromkeys(owned["fleet_index"] + departing))),
+        **delivered,
         **rented,
         **commitments(ctx, rented["rent_index"]),
         **datacenter(ctx),

@@ -13,6 +13,7 @@ from planner.economics import unit_price_usd
 from planner.economics.addons import network_storage_usd_per_unit
 from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_fraction
 from planner.optimize.data.context import Context
+from planner.optimize.data.deliveries import delivery_offsets
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import rent_only
 from planner.scenario.periods import Period, PeriodLabel
@@ -61,7 +62,8 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     its order period must lie inside the horizon and in a year up to h's
     ``end_of_sale``. The price is the order period's; it is paid per
     ``finance.capex_payment`` (``capex_payments``: (period, share) pairs); the residual
-    value counts the unit's age from delivery.
+    value counts the unit's age from delivery (from the middle of v when purchases
+    arrive through the period: planner.optimize.data.deliveries).
     """
     horizon_end = ctx.periods[-1].end
     finance = ctx.scenario.finance
@@ -73,6 +75,7 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     ordered: dict[Key, PeriodLabel] = {}
     payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = {}
     first_year: dict[str, tuple[tuple[PeriodLabel, ...], float]] = {}
+    offset = delivery_offsets(ctx)
     for h in ctx.hardware:
         choice, spec = ctx.choice(h), ctx.specs[h]
         if h not in useful or rent_only(choice):
@@ -89,9 +92,10 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
             price[key] = unit_price_usd(choice, spec, order.start) + network_storage_usd_per_unit(
                 ctx.scenario, spec
             )
+            delivered_at = p.start + offset[p.label]
             for convention, shares in by_convention.items():
                 shares[key] = horizon_end_fraction(
-                    convention, p.start, life, horizon_end, finance.wacc, finance.resale_curve
+                    convention, delivered_at, life, horizon_end, finance.wacc, finance.resale_curve
                 )
             residual[key] = by_convention[finance.horizon_end][key]
             if lead:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from planner.scenario.periods import Period, PeriodLabel
@@ -264,9 +265,41 @@ class ModelData:
     first_year_max_units: dict[str, float] = field(default_factory=dict)
     """h → most units delivered in the 12 months from available_from (absent: no cap)."""
 
+    deliveries_through_period: bool = False
+    """Purchases arrive uniformly through their period and leave through their
+    departure period (``peak_average``; planner.optimize.data.deliveries)."""
+    ramp_periods: frozenset[PeriodLabel] = frozenset()
+    """Periods whose purchases arrive through them (all but the opening periods of
+    planner.optimize.data.deliveries, with deliveries through the period)."""
+    payment_discount_factor: dict[PeriodLabel, float] = field(default_factory=dict)
+    """t → discount factor of a purchase payment in t: at the period's middle with
+    deliveries through the period, at its start otherwise (absent: the start's)."""
+    departure_period: dict[Key, PeriodLabel] = field(default_factory=dict)
+    """(h, s, v) → the period a cohort delivered through v leaves through (its life
+    ends inside the horizon; only with deliveries through the period)."""
+
     def order_period(self, h: str, v: PeriodLabel) -> PeriodLabel:
         """The period units of ``h`` delivered in ``v`` are ordered."""
         return self.buy_order_period.get((h, v), v)
+
+    @cached_property
+    def existing_keys(self) -> frozenset[Key]:
+        """``existing_index`` as a set."""
+        return frozenset(self.existing_index)
+
+    @cached_property
+    def next_period(self) -> dict[PeriodLabel, PeriodLabel]:
+        """t → the period after t."""
+        return {b: a for a, b in self.previous_period.items()}
+
+    def paid_factor(self, t: PeriodLabel) -> float:
+        """Discount factor of a purchase payment made in ``t``."""
+        return self.payment_discount_factor.get(t, self.discount_factor[t])
+
+    def arrival_share(self, h: str, v: PeriodLabel, t: PeriodLabel) -> float:
+        """Average share of period ``t`` a unit delivered in ``v`` is in service (while
+        alive): half of ``v`` when ``v``'s purchases arrive through it, else all."""
+        return 0.5 if t == v and v in self.ramp_periods else 1.0
 
     def payments(self, h: str, v: PeriodLabel) -> tuple[tuple[PeriodLabel, float], ...]:
         """When the price of a unit of ``h`` delivered in ``v`` is paid: (period, share)."""
