@@ -225,10 +225,16 @@ def _hardware(rows: Rows, scenario: Scenario) -> None:
         h = choice.id
         price = choice.price_usd
         if price is None:
-            note = "Catalog price (Hardware sheet)."
+            note = f"Catalog price (Hardware sheet), in {specs[h].price_year}."
             rows.series(
                 "hardware", HardwareChoice, "price_usd", h, specs[h].price_usd, note, key="price"
             )
+            decline = specs[h].price_decline_per_year
+            if choice.price_decline_per_year is not None:
+                decline = choice.price_decline_per_year
+            note = doc(HardwareChoice, "price_decline_per_year")
+            unit = "fraction per year"
+            rows.add(Entry("hardware", "price_decline_per_year", h, ALL, decline, unit, note))
         else:
             note = doc(HardwareChoice, "price_usd")
             rows.series("hardware", HardwareChoice, "price_usd", h, price, note, key="price")
