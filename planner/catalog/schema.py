@@ -104,7 +104,12 @@ class HardwareSpec(_Row):
     (``2027-08-15`` means its quarter, 2027Q3); None: 1 January of ``release_year``."""
     lead_time_months: NonNegativeInt = 0
     """Months from order to delivery; capex is paid per ``finance.capex_payment``.
-    0 (delivery in the period ordered) unless a public source is cited."""
+    0 (delivery in the period ordered) in every catalog row: lead times follow the market,
+    not the SKU — H100 servers were quoted 36-52 weeks in November 2023 (Omdia, in Tom's
+    Hardware, "Nvidia sold half a million H100 AI GPUs in Q3", 2023-11) and 8-12 weeks
+    by Dell in April 2024 (Tom's Hardware, "Dell shaves months off lead times for
+    GPU-powered AI servers", 2024-04-11, citing United Daily News) — so a scenario sets
+    the lead time it is planning under (``hardware[<id>].lead_time_months``)."""
     first_year_max_units: NonNegativeFloat | None = None
     """Most units delivered (all sites) in the 12 months from ``available_from``, e.g. a
     launch allocation; None: no launch cap."""
