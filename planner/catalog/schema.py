@@ -33,6 +33,22 @@ class _Row(DocumentedFields, BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+DEFAULT_PRICE_DECLINE_PER_YEAR = 0.20
+"""Catalog default decline of one SKU's list price per year after its ``price_year``.
+
+The median, over eight NVIDIA data-centre GPUs (K40s, K80, P100 PCIe and SXM2, V100
+PCIe 32 GB and SXM3 32 GB, A100 PCIe and SXM4 40 GB), of each SKU's log-linear fit of
+its single-unit list price against time, 20.5 %/yr (per SKU 3-32 %/yr; pooled
+within-SKU fit 24.7 %/yr): The Next Platform's list prices of each July 2012-2022
+("How much of a premium will Nvidia charge for Hopper GPUs?", 2022-05-09), as compiled
+in Epoch AI's training-cost-trends ``data/Hardware prices.csv``; the rows are in
+``tests/data/sku-list-prices.csv``. It is the decline of a given SKU as it ages, not the
+faster cross-generation FLOP/s-per-dollar trend (newer systems are their own catalog
+rows). Early in a SKU's life prices fell less (median 8.7 %/yr over the first two listed
+years, several rose): set ``price_decline_per_year: 0`` on a scenario's hardware to hold
+the catalog price."""
+
+
 class HardwareSpec(_Row):
     """One purchasable system: a server, a rack or a pod slice."""
 
@@ -88,12 +104,21 @@ class HardwareSpec(_Row):
     (``2027-08-15`` means its quarter, 2027Q3); None: 1 January of ``release_year``."""
     lead_time_months: NonNegativeInt = 0
     """Months from order to delivery; capex is paid per ``finance.capex_payment``.
-    0 (delivery in the period ordered) unless a public source is cited."""
+    0 (delivery in the period ordered) in every catalog row: lead times follow the market,
+    not the SKU — H100 servers were quoted 36-52 weeks in November 2023 (Omdia, in Tom's
+    Hardware, "Nvidia sold half a million H100 AI GPUs in Q3", 2023-11) and 8-12 weeks
+    by Dell in April 2024 (Tom's Hardware, "Dell shaves months off lead times for
+    GPU-powered AI servers", 2024-04-11, citing United Daily News) — so a scenario sets
+    the lead time it is planning under (``hardware[<id>].lead_time_months``)."""
     first_year_max_units: NonNegativeFloat | None = None
     """Most units delivered (all sites) in the 12 months from ``available_from``, e.g. a
     launch allocation; None: no launch cap."""
     end_of_sale: int | None = None
     """Last year the system can be ordered; None: no end of sale."""
+    price_decline_per_year: Annotated[float, Field(ge=0, lt=1)] = DEFAULT_PRICE_DECLINE_PER_YEAR
+    """List-price decline of this SKU per year after ``price_year`` (a fraction): the
+    price of a unit ordered at t is ``price_usd · (1 − d)^(t − price_year)``. Default:
+    :data:`DEFAULT_PRICE_DECLINE_PER_YEAR`, with its source."""
     lifetime_years: PositiveInt = 5
     """Depreciation / useful life, years."""
     mfu_training: Fraction

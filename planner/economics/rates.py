@@ -86,12 +86,14 @@ def site_rates(scenario: Scenario, site: Site | None, when: float) -> SiteRates:
 def unit_price_usd(choice: HardwareChoice, spec: HardwareSpec, when: float) -> float:
     """Price of one unit of ``spec`` bought at ``when``: the scenario's ``price_usd``
     (a number, or ``{year: price}`` read geometrically), else the catalog price declined
-    by the choice's ``price_decline_per_year`` d from the catalog ``price_year`` y0::
+    by ``price_decline_per_year`` d (the choice's, else the catalog row's) from the
+    catalog ``price_year`` y0::
 
         price(when) = price_catalog · (1 − d)^max(0, when − y0)
     """
     if choice.price_usd is None:
-        decline = choice.price_decline_per_year or 0.0
+        given = choice.price_decline_per_year
+        decline = spec.price_decline_per_year if given is None else given
         return spec.price_usd * (1.0 - decline) ** max(0.0, when - spec.price_year)
     return value_at(choice.price_usd, when, "geometric")
 

@@ -197,7 +197,7 @@ def _hardware_choice_fields() -> dict[str, Any]:
     """Every catalog field, optional, so a scenario can override any of them."""
     fields: dict[str, Any] = {}
     for name, info in HardwareSpec.model_fields.items():
-        if name in ("id", "price_usd"):
+        if name in ("id", "price_usd", "price_decline_per_year"):
             continue
         annotation: Any = info.annotation
         fields[name] = (annotation | None, Field(default=None, description=info.description))
@@ -236,8 +236,9 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
         float | None, Field(ge=0, lt=1), meta(perf=False, unit="fraction per year")
     ] = None
     """List-price decline of this SKU per year after the catalog ``price_year``, e.g. 0.1;
-    absent = 0 (no defensible public per-SKU source; not the cross-generation FLOP/$
-    trend). Applies to the catalog price only, never to a given ``price_usd`` path."""
+    absent = the catalog's (default 0.20 a year, sourced in
+    ``planner.catalog.schema.DEFAULT_PRICE_DECLINE_PER_YEAR``); 0 holds the catalog
+    price. Applies to the catalog price only, never to a given ``price_usd`` path."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None

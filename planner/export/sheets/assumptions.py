@@ -17,8 +17,10 @@ Cells the formulas read are remembered in ``Book.refs``; scalars get defined nam
 
 from __future__ import annotations
 
+from planner.catalog.schema import HardwareSpec
+from planner.economics.rates import unit_price_usd
 from planner.export import cells
-from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, unit
+from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, number_format, unit
 from planner.export.sheets.book import PERIOD, Book, table
 from planner.results import Plan
 from planner.scenario.meta import field_meta
@@ -219,16 +221,40 @@ def _budget(rows: Rows, scenario: Scenario) -> None:
         rows.series("budget", Budget, "capex_usd", "", capex, note, key="budget")
 
 
+def _catalog_price(rows: Rows, choice: HardwareChoice, spec: HardwareSpec) -> None:
+    """The catalog price declined by ``price_decline_per_year`` from its ``price_year``,
+    one row per period with the price an order placed then pays (as the optimiser
+    charges it, :func:`planner.economics.rates.unit_price_usd`), and the decline."""
+    h = choice.id
+    decline = spec.price_decline_per_year
+    if choice.price_decline_per_year is not None:
+        decline = choice.price_decline_per_year
+    note = (
+        f"Catalog price {spec.price_usd:,.0f} USD in {spec.price_year} (Hardware sheet), "
+        f"declined by {decline:.0%} a year after it."
+    )
+    if decline == 0:
+        rows.series("hardware", HardwareChoice, "price_usd", h, spec.price_usd, note, key="price")
+    else:
+        what = field_meta(HardwareChoice, "price_usd")
+        for p in rows.periods:
+            price = unit_price_usd(choice, spec, p.start)
+            keys = (("price", h, p.label),)
+            fmt = number_format("price_usd")
+            rows.add(
+                Entry("hardware", "price_usd", h, p.label, price, what.unit, note, keys, fmt=fmt)
+            )
+    note = doc(HardwareChoice, "price_decline_per_year")
+    rows.add(Entry("hardware", "price_decline_per_year", h, ALL, decline, "fraction a year", note))
+
+
 def _hardware(rows: Rows, scenario: Scenario) -> None:
     specs = hardware_specs(scenario)
     for choice in scenario.hardware:
         h = choice.id
         price = choice.price_usd
         if price is None:
-            note = "Catalog price (Hardware sheet)."
-            rows.series(
-                "hardware", HardwareChoice, "price_usd", h, specs[h].price_usd, note, key="price"
-            )
+            _catalog_price(rows, choice, specs[h])
         else:
             note = doc(HardwareChoice, "price_usd")
             rows.series("hardware", HardwareChoice, "price_usd", h, price, note, key="price")
