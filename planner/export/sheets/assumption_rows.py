@@ -61,6 +61,7 @@ def number_format(field: str) -> str:
 class Period:
     label: Any
     start: float
+    length_years: float = 1.0
 
 
 @dataclass

@@ -17,6 +17,8 @@ Cells the formulas read are remembered in ``Book.refs``; scalars get defined nam
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.catalog.schema import HardwareSpec
 from planner.economics.rates import unit_price_usd
 from planner.export import cells
@@ -64,7 +66,7 @@ def _entries(scenario: Scenario, plan: Plan, periods: list[Period]) -> Rows:
     _finance(rows, scenario)
     _sites(rows, scenario)
     _budget(rows, scenario)
-    _hardware(rows, scenario)
+    _hardware(rows, scenario, plan)
     for offer in scenario.rental:
         rows.fields("rental", offer.hardware, offer, skip={"hardware", "usd_per_accelerator_hour"})
         rows.series(
@@ -221,10 +223,20 @@ def _budget(rows: Rows, scenario: Scenario) -> None:
         rows.series("budget", Budget, "capex_usd", "", capex, note, key="budget")
 
 
-def _catalog_price(rows: Rows, choice: HardwareChoice, spec: HardwareSpec) -> None:
+def _order_offsets(plan: Plan, periods: list[Period]) -> dict[Any, float]:
+    """Period → years from its start to its orders' average date: the middle of a
+    period whose purchases arrive through it (``ramp_periods``), else its start."""
+    through = {str(p) for p in plan.parameters.get("ramp_periods", ())}
+    return {p.label: p.length_years / 2 if str(p.label) in through else 0.0 for p in periods}
+
+
+def _catalog_price(
+    rows: Rows, choice: HardwareChoice, spec: HardwareSpec, offsets: dict[Any, float]
+) -> None:
     """The catalog price declined by ``price_decline_per_year`` from its ``price_year``,
-    one row per period with the price an order placed then pays (as the optimiser
-    charges it, :func:`planner.economics.rates.unit_price_usd`), and the decline."""
+    one row per period with the price an order placed then pays (at the period's
+    average order date, ``offsets``, as the optimiser charges it,
+    :func:`planner.economics.rates.unit_price_usd`), and the decline."""
     h = choice.id
     decline = spec.price_decline_per_year
     if choice.price_decline_per_year is not None:
@@ -238,7 +250,7 @@ def _catalog_price(rows: Rows, choice: HardwareChoice, spec: HardwareSpec) -> No
     else:
         what = field_meta(HardwareChoice, "price_usd")
         for p in rows.periods:
-            price = unit_price_usd(choice, spec, p.start)
+            price = unit_price_usd(choice, spec, p.start + offsets[p.label])
             keys = (("price", h, p.label),)
             fmt = number_format("price_usd")
             rows.add(
@@ -248,13 +260,13 @@ def _catalog_price(rows: Rows, choice: HardwareChoice, spec: HardwareSpec) -> No
     rows.add(Entry("hardware", "price_decline_per_year", h, ALL, decline, "fraction a year", note))
 
 
-def _hardware(rows: Rows, scenario: Scenario) -> None:
+def _hardware(rows: Rows, scenario: Scenario, plan: Plan) -> None:
     specs = hardware_specs(scenario)
     for choice in scenario.hardware:
         h = choice.id
         price = choice.price_usd
         if price is None:
-            _catalog_price(rows, choice, specs[h])
+            _catalog_price(rows, choice, specs[h], _order_offsets(plan, rows.periods))
         else:
             note = doc(HardwareChoice, "price_usd")
             rows.series("hardware", HardwareChoice, "price_usd", h, price, note, key="price")
@@ -286,7 +298,10 @@ def _hardware(rows: Rows, scenario: Scenario) -> None:
 def periods_of(plan: Plan) -> list[Period]:
     frame = table(plan, "periods")
     label = PERIOD
-    return [Period(r[label], float(r["start_year"])) for r in frame.to_dict(orient="records")]
+    return [
+        Period(r[label], float(r["start_year"]), float(r["length_years"]))
+        for r in frame.to_dict(orient="records")
+    ]
 
 
 def write_assumptions(book: Book, plan: Plan, scenario: Scenario) -> None:

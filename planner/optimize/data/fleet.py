@@ -89,7 +89,8 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
             if not ctx.released(h, p) or not orderable(spec, order.year):
                 continue
             key = (h, p.label)
-            price[key] = unit_price_usd(choice, spec, order.start) + network_storage_usd_per_unit(
+            ordered_at = order.start + offset[order.label]
+            price[key] = unit_price_usd(choice, spec, ordered_at) + network_storage_usd_per_unit(
                 ctx.scenario, spec
             )
             delivered_at = p.start + offset[p.label]
