@@ -408,3 +408,37 @@ def test_pipeline_only_where_no_single_domain_replica_fits() -> None:
         if layout.label != served.layout:
             rate = dataclasses_replace_domain(model, hw, case, layout)
             assert rate <= served.output_tokens_per_s_per_accelerator
+
+
+def test_rack_scale_advantage_peaks_where_an_8_gpu_server_must_scale_out() -> None:
+    """DeepSeek-V3 fp8, 8k in / 1k out, GB200 NVL72 : B200 HGX tokens/s per GPU.
+
+    Up to 40 tok/s/user both keep a replica in one domain (B200 DEP8: its 8 x 180 GB
+    hold a large enough batch) and the ratio is the per-GPU HBM and compute, about
+    1.15x. From 50 to 130 B200 needs more accelerators than a server has and spreads
+    experts over nodes: each step then pays 2 x 61 all-to-alls over 400 Gb/s InfiniBand
+    (20 us each, plus the bytes at 50 GB/s per GPU) where GB200 stays on NVLink (8 us,
+    900 GB/s), and the ratio rises to about 3x at 110-120. Past 150 both serve from 8-16
+    GPUs again (TP8 vs TP16) and the ratio falls back to about 1.1x."""
+    frame = curve_frame(
+        MODELS["deepseek-v3"], [HW["b200-hgx"], HW["gb200-nvl72"]], "fp8", 8192, 1024, SPEEDS
+    )
+    by = {
+        h: rows.set_index("interactivity_tokens_per_s_per_user")
+        for h, rows in frame.groupby("hardware")
+    }
+    b200, gb200 = by["b200-hgx"], by["gb200-nvl72"]
+    ratio = (
+        gb200["output_tokens_per_s_per_accelerator"] / b200["output_tokens_per_s_per_accelerator"]
+    )
+    low = [s for s in SPEEDS if s <= 40]
+    middle = [s for s in SPEEDS if 50 <= s <= 130]
+    high = [s for s in SPEEDS if s >= 160]
+    assert all(" over " not in b200.loc[s, "layout"] for s in low)
+    assert all(" over " in b200.loc[s, "layout"] for s in middle)
+    assert all(b200.loc[s, "replica_accelerators"] <= 8 for s in high)
+    assert all(gb200.loc[s, "replica_accelerators"] <= 16 for s in high)
+    assert all(ratio[s] < 1.3 for s in low + high)
+    peak = max(ratio[s] for s in middle)
+    assert 2.0 < peak < 4.0  # a small multiple
+    assert ratio[200.0] < peak / 2
