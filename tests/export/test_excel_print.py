@@ -66,7 +66,7 @@ def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
 
 
 def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
-    """The NPV ($3,466,219,145 on baseline) prints as $3.47B; a credit keeps its sign.
+    """The NPV ($3,465,967,544 on baseline) prints as $3.47B; a credit keeps its sign.
 
     (Was $3.12B before network and storage were counted with each unit by default;
     $3.72B, residual -$4.73B / -$2.67B, before the perf model served DeepSeek-V3
