@@ -9,6 +9,7 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from planner.analysis.curves import curve_frame
@@ -442,3 +443,29 @@ def test_rack_scale_advantage_peaks_where_an_8_gpu_server_must_scale_out() -> No
     peak = max(ratio[s] for s in middle)
     assert 2.0 < peak < 4.0  # a small multiple
     assert ratio[200.0] < peak / 2
+
+
+def test_time_share_by_hand() -> None:
+    """Batch 1 at 100 tok/s/user (10 tok/s per accelerator) and batch 10 at 50 (40): at
+    80 tok/s/user the slacks ``D − s B`` are +20 and −300, so 300/320 of the time runs
+    batch 1; mean concurrency 1.5625, decode rate 0.9375·100 + 0.0625·500 = 125, mean
+    speed 125 / 1.5625 = 80 (not the time average of the speeds, 96.9)."""
+    from planner.perf.frontier import Frontier, best_at_speed
+
+    layout = Layout("TP", 1, 1)
+    front = Frontier(
+        (layout,),
+        batch=np.array([[1, 10]]),
+        step_s=np.array([[0.01, 0.02]]),
+        speed=np.array([[100.0, 50.0]]),
+        per_accelerator=np.array([[10.0, 40.0]]),
+        usable=np.array([[True, True]]),
+    )
+    mix = best_at_speed(front, 80.0)
+    assert mix is not None and mix.low.batch == 1 and mix.high.batch == 10
+    assert mix.share == pytest.approx(300 / 320)
+    assert mix.mean_batch == pytest.approx(1.5625)
+    assert mix.per_accelerator == pytest.approx(0.9375 * 10 + 0.0625 * 40)
+    assert best_at_speed(front, 101.0) is None  # faster than batch 1
+    alone = best_at_speed(front, 40.0)  # batch 10 is fast enough alone
+    assert alone is not None and alone.low.batch == 10 and alone.per_accelerator == 40.0
