@@ -32,7 +32,8 @@ in ``B``, throughput concave, and time-sharing gains nothing.
 Kept cheap: batches ``1 … 16`` and then a geometric grid (ratio
 :data:`BATCH_GRID_RATIO`) up to the memory limit are evaluated with numpy at once for
 all layouts, and only layouts whose largest batch beats the whole-batch search's best
-are looked at. The caller keeps the better of the chord and the exact largest integer
+are paired (the points themselves are cached per case without its SLO, so a curve
+evaluates them once). The caller keeps the better of the chord and the exact largest integer
 batch meeting ``s`` (a batch the grid skips), so the result never falls below the
 integer-batch search.
 """
@@ -134,6 +135,17 @@ class Frontier:
     per_accelerator: NDArray[np.float64]
     usable: NDArray[np.bool_]
 
+    def rows(self, index: NDArray[np.int64]) -> Frontier:
+        """The frontier of rows ``index`` only."""
+        return Frontier(
+            tuple(self.layouts[i] for i in index),
+            self.batch[index],
+            self.step_s[index],
+            self.speed[index],
+            self.per_accelerator[index],
+            self.usable[index],
+        )
+
     def point(self, row: int, column: int) -> OperatingPoint:
         return OperatingPoint(
             self.layouts[row],
@@ -177,6 +189,11 @@ def best_at_speed(front: Frontier, speed: float, beat: float = 0.0) -> Mix | Non
     ``α = −u_q / (u_f − u_q)`` of the time at ``f`` (module doc): every pair at once, in
     numpy. A chord's rate lies between its ends', so only slower points above ``beat``
     and above the best fast point need pairing."""
+    keep = front.per_accelerator.max(axis=1) > beat * (1 + 1e-9)  # rows that can beat it
+    if not keep.any():
+        return None
+    if not keep.all():
+        front = front.rows(np.flatnonzero(keep))
     x, y = front.speed, front.per_accelerator
     fast = front.usable & (x >= speed)
     if not fast.any():

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +59,7 @@ from planner.perf.efficiency import (
     load_calibration,
     resolve_efficiency,
 )
-from planner.perf.frontier import Mix, best_at_speed, frontier
+from planner.perf.frontier import Frontier, Mix, best_at_speed, frontier
 from planner.perf.layouts import (
     Layout,
     candidate_layouts,
@@ -442,21 +443,22 @@ def _envelope_point(
     if case.slo_ttft_s is not None and not decode:
         return None
     share = 0.0 if decode else case.input_per_output * (1.0 - case.cache_hit_rate) * prefill_s
-    tau = case.tokens_per_step
-    kept, steps, limits = [], [], []
-    for layout, step, limit in prepared:
-        g = layout.accelerators
-        # the rate rises with the batch, so the memory limit is a layout's highest point
-        if limit >= 1 and 1.0 / (step.seconds(limit) / (limit * tau) + share / g) / g > beat * (
-            1 + 1e-9
-        ):
-            kept.append(layout)
-            steps.append(step)
-            limits.append(limit)
-    if not kept:
+    rows = tuple((layout, step, limit) for layout, step, limit in prepared if limit >= 1)
+    if not rows:
         return None
-    mix = best_at_speed(frontier(steps, kept, limits, tau, share), slo, beat)
+    front = _frontier(rows, case.tokens_per_step, share)
+    mix = best_at_speed(front, slo, beat)
     return mix if mix is not None and mix.per_accelerator > beat * (1 + 1e-9) else None
+
+
+@lru_cache(maxsize=1024)
+def _frontier(
+    rows: tuple[tuple[Layout, DecodeStep, int], ...], tokens_per_step: float, share: float
+) -> Frontier:
+    """:func:`planner.perf.frontier.frontier` of ``rows`` (layout, step, memory limit),
+    cached: every point of a curve asks for the same one."""
+    layouts, steps, limits = zip(*rows, strict=True)
+    return frontier(steps, layouts, limits, tokens_per_step, share)
 
 
 def _mixed_config(
