@@ -143,7 +143,8 @@ def _with_diagnosis(original: Plan, old: str, new: str) -> Plan:
     ("old", "new", "expected"),
     [
         ("Power binds at texas in 2030, 2031", "Power binds at texas in 2031", "binds in"),
-        ("$31.2B in 2031", "$3.1B in 2031", "shadow price in 2031"),
+        # $31.2B before time-shared batches lifted the baseline rows by up to 0.01%
+        ("$31.3B in 2031", "$3.1B in 2031", "shadow price in 2031"),
         ("89% of chat demand", "80% of chat demand", "unmet share is 89%"),
         ("2e+13 tokens/day", "1.5e+13 tokens/day", "unmet peak is 2e+13"),
         ("0% with no limit lifted", "5% with no limit lifted", "relief_served table says"),

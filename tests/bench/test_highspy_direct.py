@@ -56,4 +56,5 @@ def test_the_bare_arrays_and_the_planner_reach_the_same_lp_optimum(
     assert direct.main([str(BASELINE)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("224 columns, 153 rows, 565 nonzeros")
-    assert "objective: bare arrays 3,458.545114, planner 3,458.545114 (USD M)" in out
+    # 3,458.545114 before time-shared batches lifted some baseline rows by up to 0.01%
+    assert "objective: bare arrays 3,458.423991, planner 3,458.423991 (USD M)" in out
