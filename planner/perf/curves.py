@@ -159,11 +159,12 @@ def scenario_curves(
     )
 
 
-CURVE_POINT_BUDGET = 4_000
+CURVE_POINT_BUDGET = 1_500
 """Most curve points a workbook draws for every (workload, hardware) pair: about 5 s of
-perf model (1.2 ms a point, measured on baseline). Above it, :func:`curve_selection`
-keeps the hardware the plan serves each workload with; L-size benchmark scenarios have
-16,032 points (18 s), XL 39,420 (43 s)."""
+perf model (about 3.5 ms a point with time-shared batches, :mod:`planner.perf.frontier`;
+1.2 ms before; measured on baseline). Above it, :func:`curve_selection` keeps the
+hardware the plan serves each workload with; L-size benchmark scenarios have 16,032
+points, XL 39,420."""
 
 
 def curve_selection(

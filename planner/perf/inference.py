@@ -11,7 +11,13 @@ For one (model, hardware, workload):
    those whose per-accelerator weights plus one full-context sequence fit. None → not
    servable.
 2. For each layout, the batch: the largest ``B`` with ``1 / t_step(B) ≥ SLO`` and the
-   KV of ``B`` sequences at ``L`` beside the weights in ``0.9 ·`` memory, where
+   KV of ``B`` sequences at ``L`` beside the weights in ``0.9 ·`` memory — or, better,
+   a mean concurrency between two whole batches: under continuous batching a replica
+   time-shares between them, on the chord of their (concurrency, throughput) points
+   with a mean speed (decode rate over mean concurrency) of exactly the SLO
+   (:mod:`planner.perf.frontier`; the ``batch`` column is then the rounded mean).
+   Not with a TTFT SLO (chunks are sized per whole batch) nor a fixed benchmark
+   concurrency; the disaggregated decode pool time-shares without prefill either way.
    ``L = n_in + n_out / 2`` is the mean context over a request's decode
    (``n_in = input_tokens_per_output_token · output_tokens_per_request``).
    Memory is sized at the mean context because a paged KV cache under continuous
@@ -38,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +59,7 @@ from planner.perf.efficiency import (
     load_calibration,
     resolve_efficiency,
 )
+from planner.perf.frontier import Frontier, Mix, best_at_speed, frontier
 from planner.perf.layouts import (
     Layout,
     candidate_layouts,
@@ -144,6 +152,8 @@ class _Config:
     decode_per_replica: float
     colocated_per_replica: float
     ttft_s: float = 0.0
+    speed: float = 0.0
+    """Tokens/s per user when time-shared (exactly the SLO); 0: ``τ / step_s``."""
 
     @property
     def g(self) -> int:
@@ -166,6 +176,16 @@ def _case_step(
     )
 
 
+def _prepare(
+    model: ModelSpec, hw: HardwareSpec, case: ServingCase, layout: Layout, efficiency: Efficiency
+) -> tuple[DecodeStep, int]:
+    """The decode step of ``layout`` and the largest batch its memory holds."""
+    limit = memory_batch_limit(
+        model, hw, layout, case.precision, case.kv_precision, case.mean_decode_context
+    )
+    return _case_step(case, model, hw, layout, efficiency), limit
+
+
 def _configure(
     model: ModelSpec,
     hw: HardwareSpec,
@@ -174,6 +194,7 @@ def _configure(
     efficiency: Efficiency,
     prefill_s_per_token: float,
     beat: float = 0.0,
+    prepared: tuple[DecodeStep, int] | None = None,
 ) -> tuple[_Config | None, float]:
     """The best batch of ``layout``, or None with the batch-1 speed (tokens/s/user).
 
@@ -182,12 +203,11 @@ def _configure(
     SLO allows could): the search then skips the layout. With a TTFT SLO the chunked
     configuration competes with the time-shared one, which counts for colocated serving
     only if its own TTFT meets the SLO (else it keeps its decode rate, colocated 0).
+    ``prepared``: the layout's decode step and memory batch limit, if known.
     """
-    context = case.mean_decode_context
     g = layout.accelerators
-    step = _case_step(case, model, hw, layout, efficiency)
+    step, memory_limit = prepared or _prepare(model, hw, case, layout, efficiency)
     tau = case.tokens_per_step
-    memory_limit = memory_batch_limit(model, hw, layout, case.precision, case.kv_precision, context)
     batch_one_speed = tau / step.seconds(1)
     if memory_limit < 1:
         return None, batch_one_speed
@@ -281,7 +301,8 @@ def _configure_chunked(
 
 def _layouts(model: ModelSpec, hw: HardwareSpec, case: ServingCase, context: float) -> list[Layout]:
     """Layouts holding the weights and one ``context``-token sequence; single-domain ones
-    not past one purchased unit unless the smallest that fits already is."""
+    not past one purchased unit unless the smallest that fits already is; pipelined
+    ones only when no single-domain one fits."""
     fitting = [
         layout
         for layout in candidate_layouts(model, hw)
@@ -289,6 +310,9 @@ def _layouts(model: ModelSpec, hw: HardwareSpec, case: ServingCase, context: flo
     ]
     if not fitting:
         return []
+    if any(x.pipeline == 1 and x.domains == 1 for x in fitting):
+        # pipeline stages only where no single-domain replica holds the weights
+        fitting = [x for x in fitting if x.pipeline == 1]
     smallest = min(layout.accelerators for layout in fitting)
     cap = max(smallest, hw.accelerators)
     return [x for x in fitting if x.domains > 1 or x.accelerators <= cap]
@@ -335,9 +359,12 @@ def serve(
         )
     best: _Config | None = None
     fastest, best_decode = 0.0, 0.0
-    for layout in layouts:
+    prepared = [(layout, *_prepare(model, hw, case, layout, efficiency)) for layout in layouts]
+    for layout, step, limit in prepared:
         beat = best.colocated_per_accelerator if best is not None else 0.0
-        config, batch_one_speed = _configure(model, hw, case, layout, efficiency, prefill_s, beat)
+        config, batch_one_speed = _configure(
+            model, hw, case, layout, efficiency, prefill_s, beat, (step, limit)
+        )
         fastest = max(fastest, batch_one_speed)
         if config is None:
             continue
@@ -346,6 +373,9 @@ def serve(
             best is None or config.colocated_per_accelerator > best.colocated_per_accelerator
         ):
             best = config
+    decode_mix = _envelope_point(case, prefill_s, prepared, best_decode, decode=True)
+    if decode_mix is not None:
+        best_decode = max(best_decode, decode_mix.per_accelerator)
     ttft_missed = best is None and best_decode > 0  # the decode SLO holds, the TTFT one not
     if ttft_missed and case.slo_ttft_s is not None:
         lowest = _lowest_ttft(model, hw, case, layouts, efficiency, prefill_s)
@@ -373,12 +403,15 @@ def serve(
             ),
             prefill_ttft_s=prefill_ttft,
         )
+    mix = _envelope_point(case, prefill_s, prepared, best.colocated_per_accelerator)
+    if mix is not None:
+        best = _mixed_config(model, hw, case, efficiency, prefill_s, mix)
     return ServingResult(
         servable=True,
         reason="",
         replica_accelerators=best.g,
         batch=best.batch,
-        tokens_per_s_per_user=case.tokens_per_step / best.step_s,
+        tokens_per_s_per_user=best.speed or case.tokens_per_step / best.step_s,
         decode_tokens_per_s_per_replica=best.decode_per_replica,
         output_tokens_per_s_per_replica=best.colocated_per_replica,
         prefill_tokens_per_s_per_accelerator=prefill_per_accelerator,
@@ -388,6 +421,80 @@ def serve(
         served_precision=served,
         ttft_s=best.ttft_s,
         prefill_ttft_s=prefill_ttft,
+    )
+
+
+def _envelope_point(
+    case: ServingCase,
+    prefill_s: float,
+    prepared: list[tuple[Layout, DecodeStep, int]],
+    beat: float,
+    decode: bool = False,
+) -> Mix | None:
+    """The frontier (:mod:`planner.perf.frontier`) at the case's decode SLO where it
+    beats ``beat`` tokens/s per accelerator (the whole-batch search's best): of
+    time-shared colocated serving (not with a TTFT SLO, whose chunk budget is sized per
+    whole batch), or with ``decode`` of a disaggregated decode pool (no prefill, so a
+    TTFT SLO does not bind it). None with a fixed benchmark concurrency or no SLO.
+    ``prepared``: each layout with its decode step and memory batch limit."""
+    slo = case.slo_tokens_per_s_per_user
+    if slo is None or case.concurrency_per_accelerator is not None:
+        return None
+    if case.slo_ttft_s is not None and not decode:
+        return None
+    share = 0.0 if decode else case.input_per_output * (1.0 - case.cache_hit_rate) * prefill_s
+    rows = tuple((layout, step, limit) for layout, step, limit in prepared if limit >= 1)
+    if not rows:
+        return None
+    front = _frontier(rows, case.tokens_per_step, share)
+    mix = best_at_speed(front, slo, beat)
+    return mix if mix is not None and mix.per_accelerator > beat * (1 + 1e-9) else None
+
+
+@lru_cache(maxsize=1024)
+def _frontier(
+    rows: tuple[tuple[Layout, DecodeStep, int], ...], tokens_per_step: float, share: float
+) -> Frontier:
+    """:func:`planner.perf.frontier.frontier` of ``rows`` (layout, step, memory limit),
+    cached: every point of a curve asks for the same one."""
+    layouts, steps, limits = zip(*rows, strict=True)
+    return frontier(steps, layouts, limits, tokens_per_step, share)
+
+
+def _mixed_config(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    case: ServingCase,
+    efficiency: Efficiency,
+    prefill_s: float,
+    mix: Mix,
+) -> _Config:
+    """A frontier point as a configuration: batch (rounded), decode rate and TTFT are the
+    time-weighted ones of its two whole-batch points; the binding is the larger batch's."""
+    layout, tau = mix.high.layout, case.tokens_per_step
+    g = layout.accelerators
+    prefill = Prefill(case.uncached_input_tokens, case.output_tokens_per_request, prefill_s, tau)
+    weights = (mix.share, 1.0 - mix.share)
+    pair = (mix.low, mix.high)
+    decode = sum(w * p.batch * tau / p.step_s for w, p in zip(weights, pair, strict=True))
+    ttft = sum(
+        w * time_shared_ttft_s(prefill, g, p.batch, p.step_s)
+        for w, p in zip(weights, pair, strict=True)
+    )
+    step = _case_step(case, model, hw, layout, efficiency)
+    limit = memory_batch_limit(
+        model, hw, layout, case.precision, case.kv_precision, case.mean_decode_context
+    )
+    return _Config(
+        layout=layout,
+        batch=max(1, round(mix.mean_batch)),
+        step_s=tau / mix.speed,
+        binding="memory capacity" if mix.high.batch == limit else step.binding(mix.high.batch),
+        colocated_per_accelerator=mix.per_accelerator,
+        decode_per_replica=decode,
+        colocated_per_replica=mix.per_accelerator * g,
+        ttft_s=ttft,
+        speed=mix.speed,
     )
 
 

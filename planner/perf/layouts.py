@@ -17,11 +17,27 @@ A layout says how one replica spreads over accelerators:
   pair of all-reduces per layer): the middle ground between DEP and TP at high
   interactivity.
 
+* ``TPt PPp over p nodes`` — dense models only, when no single-domain layout holds
+  the weights (Llama-3.1-405B at bf16 on 8-GPU servers: 810 GB over 640 GB): ``p``
+  pipeline stages, one per scale-up domain, each tensor parallel over its ``t = D``
+  accelerators and holding ``layers / p`` layers. ``p`` micro-batches of ``B / p``
+  sequences keep every stage busy: a sequence's token goes through all stages in turn,
+  so its step is the sum over stages, ``t_step(B) = p · t_stage(B / p) + p · t_p2p``,
+  where ``t_stage`` reads the stage's weights (``W / (t p)`` per accelerator) and the
+  micro-batch's KV, and ``t_p2p`` sends the micro-batch's activations
+  (``hidden · 2`` bytes per token) to the next stage over scale-out (its latency plus
+  bytes / bandwidth). Summed: the weights read per token are ``W / t`` per accelerator
+  (as a ``TPt`` replica of the whole model would), KV, FLOPs and memory are shared over
+  all ``t p`` accelerators, the stage all-reduces are ``TPt``'s, plus ``p`` scale-out
+  latencies and one activation transfer per token. Assumes ``B ≥ p`` (with fewer
+  sequences stages idle, and the step is the same weight read anyway).
+
 Candidate sizes are powers of two from 1 to the scale-up domain (not past one purchased
 unit unless memory needs it), plus, for MoE on parts with a scale-out network, whole
 domains ``D · 2^j`` up to ``MAX_EXPERT_PARALLEL`` accelerators and no more than the
-model's routed experts (one expert per accelerator at least). Pipeline parallelism is
-not enumerated (it adds no decode throughput per accelerator once a replica fits).
+model's routed experts (one expert per accelerator at least), and for dense models on
+such parts ``PIPELINE_STAGES`` stages of a whole domain (used only when nothing
+smaller holds the weights: :func:`planner.perf.inference.serve`).
 """
 
 from __future__ import annotations
@@ -52,6 +68,8 @@ from planner.units import BILLION, GB, TB
 MAX_EXPERT_PARALLEL = 512
 """Largest expert-parallel replica enumerated, accelerators (DeepSeek serves at EP144-320)."""
 MICROSECOND = 1e-6
+PIPELINE_STAGES = (2, 4, 8)
+"""Pipeline stages tried for a dense model too large for one scale-up domain."""
 ATTENTION_TP = (1, 2, 8)
 """Attention tensor-parallel sizes tried inside DEP layouts (below the replica and domain
 size): splitting attention reads the shared weights and MLA latent fewer times per
@@ -70,6 +88,8 @@ class Layout:
     domain_word: str = "nodes"
     attention_tp: int = 1
     """DEP: accelerators that split each attention group's heads (1: pure data parallel)."""
+    pipeline: int = 1
+    """TP: pipeline stages, one per scale-up domain (1: no pipeline)."""
 
     @property
     def attention_group(self) -> int:
@@ -79,8 +99,11 @@ class Layout:
 
     @property
     def label(self) -> str:
-        """``TP8``, ``DEP64``, ``DEP32 over 4 nodes`` or ``DEP64, TP8 attention``."""
+        """``TP8``, ``TP8 PP2 over 2 nodes``, ``DEP64``, ``DEP32 over 4 nodes`` or
+        ``DEP64, TP8 attention``."""
         text = f"{self.kind}{self.accelerators}"
+        if self.pipeline > 1:
+            text = f"TP{self.accelerators // self.pipeline} PP{self.pipeline}"
         if self.domains > 1:
             text += f" over {self.domains} {self.domain_word}"
         return text + (f", TP{self.attention_tp} attention" if self.attention_tp > 1 else "")
@@ -97,6 +120,12 @@ def candidate_layouts(model: ModelSpec, hw: HardwareSpec) -> list[Layout]:
     inside = power_of_two_sizes(domain)
     layouts = [Layout("TP", g, 1, word) for g in inside]
     if not model.is_moe:
+        if hw.scale_out_gbps is not None:
+            layouts += [
+                Layout("TP", domain * p, p, word, pipeline=p)
+                for p in PIPELINE_STAGES
+                if p <= model.layers
+            ]
         return layouts
     expert_parallel = [(g, 1) for g in inside if g > 1]
     if hw.scale_out_gbps is not None:
@@ -221,6 +250,23 @@ def _all_reduce(
     return model.layers * 2 * latency_us * MICROSECOND, per_token
 
 
+def _pipeline_terms(
+    model: ModelSpec, hw: HardwareSpec, layout: Layout, weights: float, efficiency: Efficiency
+) -> tuple[float, float, float]:
+    """``(weight bytes read per accelerator per token, latency s, s per token)`` of a
+    ``TPt PPp`` replica's step (module doc): ``W / t``; ``TPt``'s all-reduce latency
+    plus ``p`` scale-out latencies; its all-reduce bytes over ``p`` (each accelerator
+    all-reduces only its stage's layers) plus ``hidden · 2`` bytes per token over the
+    scale-out link, ``η_comm`` applied."""
+    p = layout.pipeline
+    t = layout.accelerators // p
+    latency, per_token = _all_reduce(model, hw, t, efficiency) if t > 1 else (0.0, 0.0)
+    hop_us = hw.scale_out_latency_us or DEFAULT_SCALE_OUT_LATENCY_US
+    out = (hw.scale_out_gbps or 0.0) * GB * efficiency.eta_comm
+    transfer = model.hidden_size * ACTIVATION_BYTES / out
+    return weights / t, latency + p * hop_us * MICROSECOND, per_token / p + transfer
+
+
 @lru_cache(maxsize=4096)
 def decode_step(
     model: ModelSpec,
@@ -254,7 +300,11 @@ def decode_step(
     dense_params = model.shared_params_b * BILLION if experts else model.total_params_b * BILLION
     fixed = dense_params * b_w / layout.attention_group
     latency, per_token = 0.0, 0.0
-    if g > 1:
+    if layout.pipeline > 1:
+        fixed, latency, per_token = _pipeline_terms(
+            model, hw, layout, dense_params * b_w, efficiency
+        )
+    elif g > 1:
         if layout.kind == "DEP":
             latency, per_token = _all_to_all(model, hw, layout, precision, efficiency)
         else:

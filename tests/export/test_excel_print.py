@@ -118,3 +118,64 @@ def test_every_sheet_prints_landscape_fitted_to_width(built: PlanWorkbook) -> No
         assert ws.page_setup.fitToHeight == (1 if ws.title == "Summary" else 0), ws.title
         if ws.title not in ("Summary", "Charts") and ws.max_row > 1:
             assert ws.print_title_rows == "$1:$1", ws.title
+
+
+@pytest.fixture(scope="module")
+def curve_pages(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The printed pages of the baseline workbook's Curves sheet (the workbook
+    :func:`planner.api.write_workbook` writes has it; ``built`` above has not)."""
+    from planner.perf.curves import scenario_curves
+
+    require_soffice()
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        pytest.skip("pdftotext (poppler-utils) not installed")
+    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
+    book = build_workbook(plan(scenario), scenario, curves=scenario_curves(scenario)).workbook
+    for name in book.sheetnames:
+        if name != "Curves":
+            del book[name]
+    folder = tmp_path_factory.mktemp("print-curves")
+    source = folder / "in" / "curves.xlsx"
+    source.parent.mkdir()
+    book.save(source)
+    pdf = to_pdf(source, folder / "out", folder / "profile")
+    text = subprocess.run(
+        [pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    return text.split("\f")[:-1]
+
+
+def test_curves_prints_fitted_to_width_with_the_header_on_every_page(
+    curve_pages: list[str],
+) -> None:
+    """Baseline: three workloads (chat, agentic, rollouts) x six hardware x 21 points.
+    Each block starts a page (a break before its chart); a block longer than a page
+    repeats the column header; every column and the chart fit the page width."""
+    assert len(curve_pages) >= 3
+    assert all(_sheet_of(p) == "Curves" for p in curve_pages)
+    for page in curve_pages:
+        header = next(x for x in page.splitlines() if x.lstrip().startswith("workload "))
+        # fitted to width: the first and the last column headers on one line
+        assert "hardware" in header and "reason not servable" in header, header
+    for workload in ("chat", "agentic", "rl-post-train-rollouts"):
+        # a block starts its page: its case line comes before any of its rows there
+        first = next(p for p in curve_pages if f"\n{workload}: " in p)
+        lines = [x.split() for x in first.splitlines() if x.strip()]
+        case = next(i for i, x in enumerate(lines) if x[0] == f"{workload}:")
+        assert all(x[0] != workload for x in lines[:case]), workload
+    # every point printed once: 3 workloads x 6 hardware x (20 grid points + the SLO);
+    # pdftotext merges a few rows with the wrapped header lines above them
+    hardware = {"h100-hgx", "h200-hgx", "b200-hgx", "gb200-nvl72", "gb300-nvl72", "mi355x-oam8"}
+    workloads = {"chat", "agentic", "rl-post-train-rollouts"}
+    rows = [
+        x.split()[:2]
+        for page in curve_pages
+        for x in page.splitlines()
+        if x.split()[:1]
+        and x.split()[0] in workloads
+        and x.split()[1:2]
+        and x.split()[1] in hardware
+    ]
+    assert {tuple(x) for x in rows} == {(w, h) for w in workloads for h in hardware}
+    assert 0.95 * 3 * 6 * 21 <= len(rows) <= 3 * 6 * 21, len(rows)

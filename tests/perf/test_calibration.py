@@ -108,7 +108,8 @@ def test_every_problem_reported_at_once(tmp_path: Path) -> None:
 
 
 def test_row_that_cannot_run_has_no_prediction_and_a_reason(tmp_path: Path) -> None:
-    text = HEADER + "\nh100-hgx,llama-3.1-405b,bf16,1000,1000,100\n"
+    # 810 GB of bf16 weights over 8 x 48 GB, and no scale-out network to pipeline over
+    text = HEADER + "\nl40s-pcie8,llama-3.1-405b,bf16,1000,1000,100\n"
     row = read_benchmarks(write(tmp_path, text)).rows[0]
     prediction = predict(row)
     assert prediction.tokens_per_s_per_accelerator is None

@@ -154,15 +154,21 @@ def write_curves(book: Book, scenario: Scenario, curves: pd.DataFrame) -> None:
         book.note(ws, 2 + i, text)
     top = 2 + len(notes) + 1
     priced = priced_curves(scenario, curves)
+    headers: list[tuple[int, list[str]]] = []
     for index, (_, block) in enumerate(priced.groupby("workload", sort=False), start=1):
         records = block.to_dict(orient="records")
         book.text(ws, top, 1, case_text(records[0]), track=False).font = cells.HEADER_FONT
         columns = [c for c in COLUMNS if c.key != TTFT_COLUMN or pd.notna(records[0]["slo_ttft_s"])]
         shown = block.assign(slo_point=block["slo_point"].map({True: "yes", False: ""}))
         table = write_table(book, ws, f"Curves_{index}", shown, columns, header_row=top + 1)
+        headers.append((top + 1, [c.key for c in columns]))
         chart = curve_chart(ws, table, block)
         if chart is not None:
             ws.add_chart(chart, f"{get_column_letter(len(columns) + 2)}{top}")
         top = max(table.last_row, top + CHART_ROWS) + GAP_ROWS
     cells.freeze_header(ws, 1)
     book.fit_widths(ws)
+    if headers and all(keys == headers[0][1] for _, keys in headers):
+        # each block starts a page (a break before its chart) with its own header; a
+        # block longer than a page repeats the column header, the same for every block
+        ws.print_title_rows = f"{headers[0][0]}:{headers[0][0]}"

@@ -1,7 +1,9 @@
 """Page setup: every sheet prints landscape, fitted to the page width, as a memo page.
 
 * landscape, fitted to one page wide (as many pages tall as it needs), the header
-  row repeated on every page, the print area the cells written (charts included);
+  row repeated on every page (row 1, unless the sheet set its own, as ``Curves`` does),
+  the print area the cells written (charts included); a page break before each chart
+  but the first;
 * the page header names the sheet and the footer numbers the pages, so a printed
   page says where it comes from;
 * ``Summary`` is fitted to one page both ways; ``Charts`` puts each chart (with its
@@ -61,7 +63,7 @@ def set_up_page(ws: Worksheet, *, one_page: bool = False, breaks: Iterable[int] 
     ws.oddHeader.center.text = "&A"
     ws.oddFooter.center.text = "page &P of &N"
     header = HEADER_ROWS.get(ws.title, 1)
-    if header and ws.max_row > header:
+    if header and ws.max_row > header and not ws.print_title_rows:  # a sheet may set its own
         ws.print_title_rows = f"1:{header}"
     chart_rows, chart_cols = chart_extent(ws)
     last_row, last_col = max(ws.max_row, chart_rows), max(ws.max_column, chart_cols)
