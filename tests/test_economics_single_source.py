@@ -152,7 +152,11 @@ def test_model_rates_equal_unit_cost_quotes(baseline: Scenario, quarterly: bool)
         assert d.energy_usd_per_unit_year[(h, s, t)] == quote.energy_usd_per_year, (h, s, t)
         assert d.facility_usd_per_unit_year[(h, s, t)] == quote.facility_usd_per_year
     for h, v in d.price_usd:
-        quote = unit_cost_for_scenario(scenario, h, d.period(v).start)
+        # an order pays the price at its average date: mid-period where the period's
+        # purchases arrive through it (deliveries through the period), else its start
+        period = d.period(v)
+        mid = period.length_years / 2 if v in d.ramp_periods else 0.0
+        quote = unit_cost_for_scenario(scenario, h, period.start + mid)
         assert d.price_usd[(h, v)] == quote.price_usd, (h, v)
         maintenance = maintenance_usd_per_unit_year(d.price_usd[(h, v)], d.maintenance_fraction)
         assert maintenance == quote.maintenance_usd_per_year

@@ -38,7 +38,22 @@ cell keeps the exact number."""
 USD_SCALED_CREDIT = '[<=-1000000000]$#,##0.00,,,"B";[<=-1000000]$#,##0.00,,"M";$#,##0.0,"K"'
 """The same for amounts that are never positive (credits such as the residual value):
 the conditions of :data:`USD_SCALED` test the signed value, so a large credit would
-fall to its $K section (``-$4,734,880.0K``); the sign is printed by the engine."""
+fall to its $K section (``-$4,734,880.0K``). Used where no value is known to pick
+:func:`usd_scaled_single` by: engines print the sign in the first section only
+(LibreOffice showed a -$900M credit in the second as ``$900.06M``)."""
+
+
+def usd_scaled_single(value: float) -> str:
+    """A one-section $K/$M/$B format for the size of ``value``: with no conditions every
+    engine prints a negative number's sign, so a credit keeps its minus at any size."""
+    size = abs(value)
+    if size >= 1e9:
+        return '$#,##0.00,,,"B"'
+    if size >= 1e6:
+        return '$#,##0.00,,"M"'
+    return '$#,##0.0,"K"'
+
+
 USD_CENTS = "$#,##0.00"
 USD_PRECISE = "$#,##0.00##"  # small prices such as $/kWh: 2 to 4 decimals
 USD_PER_MTOK = "0.00"

@@ -66,22 +66,22 @@ def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
 
 
 def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
-    """The NPV ($4,630,065,268 on baseline) prints as $4.63B; a credit keeps its sign.
-    (Was $3,466,219,145, $3.47B, before peak_average, with deliveries through each
-    period, became the default.)
+    """The NPV ($2,854,399,339 on baseline) prints as $2.85B; a credit keeps its sign.
+    (Was $4.63B before the catalog's 20 %/yr price decline; $3,466,219,145, $3.47B,
+    before peak_average, with deliveries through each period, became the default.)
 
     (Was $3.12B before network and storage were counted with each unit by default;
     $3.72B, residual -$4.73B / -$2.67B, before the perf model served DeepSeek-V3
     by wide expert parallelism without a blanket MoE bandwidth derate.)"""
     summary = next(p for p in pages if _sheet_of(p) == "Summary")
     line = next(x for x in summary.splitlines() if "NPV of total cost of ownership" in x)
-    assert "$4.63B" in line
+    assert "$2.85B" in line
     costs = next(p for p in pages if _sheet_of(p) == "Costs")
     assert "USD ($K, $M, $B)" in costs
     assert "$0.0K" in costs  # categories without cost
     residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
-    # baseline: a credit of $3,930,415 thousand in the last period, $2.22B at present value
-    assert [r[-2:] for r in residual] == [["-$3.93B", "-$3.93B"], ["-$2.22B", "-$2.22B"]]
+    # baseline: a credit of $1,594,511 thousand in the last period, $900M at present value
+    assert [r[-2:] for r in residual] == [["-$1.59B", "-$1.59B"], ["-$900.06M", "-$900.06M"]]
 
 
 def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:

@@ -24,7 +24,15 @@ from openpyxl.utils import get_column_letter
 
 from planner.economics import discount_factor
 from planner.export import cells
-from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, sum_where, table
+from planner.export.sheets.book import (
+    PERIOD,
+    SECTION_FONT,
+    Book,
+    absolute,
+    criterion,
+    sum_where,
+    table,
+)
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
@@ -169,7 +177,10 @@ def write_costs(book: Book, plan: Plan) -> None:
         at = categories.index(credit)
         for row in (CASH_ROW + at, pv_row(categories) + at):  # credits: never positive
             for col in range(first_col, total_col + 1):
-                ws.cell(row=row, column=col).number_format = cells.USD_SCALED_CREDIT
+                value = book.expected.get(absolute(ws.title, row, col))
+                ws.cell(row=row, column=col).number_format = (
+                    cells.USD_SCALED_CREDIT if value is None else cells.usd_scaled_single(value)
+                )
     cells.freeze_header(ws, 1, 1)
     book.fit_widths(ws)
     ws.column_dimensions["A"].width = 48
