@@ -171,7 +171,7 @@ def test_baseline_yearly_start_misses_quarter_peaks(baseline: Scenario) -> None:
 
 
 def test_baseline_coarse_plan_is_not_cheaper_under_peak_average(baseline: Scenario) -> None:
-    """Yearly $4.63B vs half-yearly $4.31B (README "Time resolution"): a yearly plan
+    """Yearly $2.85B vs half-yearly $2.60B (README "Time resolution"): a yearly plan
     cannot time its deliveries inside a year to demand, so it cannot be cheaper than
     the half-yearly one beyond the MIP gap."""
     yearly = api.plan(baseline)
