@@ -31,7 +31,8 @@ every unmet slack at 0 (:func:`planner.pipeline.min_cost`): no service stage ran
 the checker holds the plan to leaving nothing unserved."""
 
 TABLE_UNITS: dict[str, str] = {
-    "periods": "discount factor: present value of 1 USD booked at the period start",
+    "periods": "discount factor: present value of 1 USD booked at the period start (capex "
+    "of a period whose purchases arrive through it is discounted at its middle)",
     "purchases": "units; USD",
     "fleet": "units by vintage; MW of facility power; USD per unit-year",
     "rentals": "units (accelerators / accelerators per unit); USD",

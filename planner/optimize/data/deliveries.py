@@ -15,7 +15,10 @@ the previous period's end fleet, which met that period's end, the same instant. 
 linear in the fleet too, so a cap met at both ends is met inside (where the cap falls
 from one period to the next, the start meets only the previous period's). Not
 re-timed: a training run's units are taken to work the whole period, those delivered
-through it included, and rentals are held for the whole period.
+through it included, and rentals are held for the whole period. So the argument holds
+for the units free for inference only where training takes no more units of a type in
+t than in t − 1 and rentals do not fall: where they do, the start of t may be short
+(no row constrains that instant; ``planner run --resolution-check`` reports it).
 
 What changes is the COST timing of a purchase: it is in service on average half of v
 (and half of v + N), so its energy, facility and maintenance count for half of v and
