@@ -83,6 +83,13 @@ def site_rates(scenario: Scenario, site: Site | None, when: float) -> SiteRates:
     )
 
 
+def price_decline_per_year(choice: HardwareChoice, spec: HardwareSpec) -> float:
+    """The list-price decline a catalog price follows: the scenario's, else the catalog
+    row's (:data:`planner.catalog.schema.DEFAULT_PRICE_DECLINE_PER_YEAR` by default)."""
+    given = choice.price_decline_per_year
+    return spec.price_decline_per_year if given is None else given
+
+
 def unit_price_usd(choice: HardwareChoice, spec: HardwareSpec, when: float) -> float:
     """Price of one unit of ``spec`` bought at ``when``: the scenario's ``price_usd``
     (a number, or ``{year: price}`` read geometrically), else the catalog price declined
@@ -92,8 +99,7 @@ def unit_price_usd(choice: HardwareChoice, spec: HardwareSpec, when: float) -> f
         price(when) = price_catalog · (1 − d)^max(0, when − y0)
     """
     if choice.price_usd is None:
-        given = choice.price_decline_per_year
-        decline = spec.price_decline_per_year if given is None else given
+        decline = price_decline_per_year(choice, spec)
         return spec.price_usd * (1.0 - decline) ** max(0.0, when - spec.price_year)
     return value_at(choice.price_usd, when, "geometric")
 

@@ -25,7 +25,6 @@ from planner.economics.load_shape import lost_charged
 from planner.results.checker_horizon_end import (
     check_horizon_end,
     delivered_at,
-    ramp_periods,
     residual_share,
 )
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
@@ -144,7 +143,7 @@ def _check_in_service(plan: Plan) -> list[str]:
             f"{r.period}: {r.units_in_service:.6g} {r.hardware} in service, {r.units:.6g} held"
             for r in bad.itertuples(index=False)
         ]
-    through = ramp_periods(plan)
+    through = plan.ramp_periods
     order = list(periods["period"].astype(str))
     previous = dict(zip(order[1:], order, strict=False))
     cohort = ["hardware", "site", "origin", "vintage", "period"]
@@ -344,7 +343,7 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
     factor_end = discount_factor(wacc, end - start)
     length = periods["length_years"].to_dict()
     # Delivered through the period: capex is paid on average at its middle.
-    through = ramp_periods(plan)
+    through = plan.ramp_periods
     mid = {
         k: (1.0 + wacc) ** -(0.5 * years) if str(k) in through else 1.0
         for k, years in length.items()

@@ -40,17 +40,12 @@ def _annuity_share(
     return float((1.0 - paid) * (1.0 + rate) ** (end - bought_at))
 
 
-def ramp_periods(plan: Plan) -> set[str]:
-    """The periods whose purchases arrive through them (the plan's parameters)."""
-    return {str(p) for p in plan.parameters.get("ramp_periods", ())}
-
-
 def delivered_at(plan: Plan, periods: pd.DataFrame, period: str) -> float:
     """When the units delivered in ``period`` are delivered on average: the period's
     middle when its purchases arrive through it, else its start (fractional years;
     ``periods`` is the periods table indexed by ``period``)."""
     start = float(periods.loc[period, "start_year"])
-    if str(period) in ramp_periods(plan):
+    if str(period) in plan.ramp_periods:
         return start + 0.5 * float(periods.loc[period, "length_years"])
     return start
 

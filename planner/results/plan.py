@@ -77,6 +77,12 @@ class Plan:
     training_throughput: pd.DataFrame = field(default_factory=pd.DataFrame)
     """The perf model's training table the plan was solved with."""
 
+    @property
+    def ramp_periods(self) -> frozenset[str]:
+        """The periods whose purchases arrive through them (deliveries through the period:
+        half their running costs, capex paid and priced mid-period); empty otherwise."""
+        return frozenset(str(p) for p in self.parameters.get("ramp_periods", ()))
+
     def __getattr__(self, name: str) -> pd.DataFrame:
         tables = self.__dict__.get("tables", {})
         if name in tables:

@@ -124,7 +124,7 @@ def resolution_check(
     workloads = {w.name: w for w in serving_workloads(scenario)}
     served = plan.tables["served"]
     assignment = plan.tables["assignment_inference"]
-    ramp = {str(p) for p in plan.parameters.get("ramp_periods", ())}
+    ramp = plan.ramp_periods
     rows = []
     before: Period | None = None
     for period in plan_periods:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog.schema import HardwareSpec
-from planner.economics.rates import unit_price_usd
+from planner.economics.rates import price_decline_per_year, unit_price_usd
 from planner.export import cells
 from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, number_format, unit
 from planner.export.sheets.book import PERIOD, Book, table
@@ -226,7 +226,7 @@ def _budget(rows: Rows, scenario: Scenario) -> None:
 def _order_offsets(plan: Plan, periods: list[Period]) -> dict[Any, float]:
     """Period → years from its start to its orders' average date: the middle of a
     period whose purchases arrive through it (``ramp_periods``), else its start."""
-    through = {str(p) for p in plan.parameters.get("ramp_periods", ())}
+    through = plan.ramp_periods
     return {p.label: p.length_years / 2 if str(p.label) in through else 0.0 for p in periods}
 
 
@@ -238,9 +238,7 @@ def _catalog_price(
     average order date, ``offsets``, as the optimiser charges it,
     :func:`planner.economics.rates.unit_price_usd`), and the decline."""
     h = choice.id
-    decline = spec.price_decline_per_year
-    if choice.price_decline_per_year is not None:
-        decline = choice.price_decline_per_year
+    decline = price_decline_per_year(choice, spec)
     note = (
         f"Catalog price {spec.price_usd:,.0f} USD in {spec.price_year} (Hardware sheet), "
         f"declined by {decline:.0%} a year after it."

@@ -37,12 +37,6 @@ from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
 
-
-def ramp_periods(plan: Plan) -> frozenset[str]:
-    """The periods whose purchases arrive through them (their capex is paid mid-period)."""
-    return frozenset(str(p) for p in plan.parameters.get("ramp_periods", ()))
-
-
 TITLE = "Costs"
 LABELS = {
     "capex": "Capex: purchases",
@@ -107,7 +101,7 @@ def npv_at(plan: Plan, wacc: float, *, penalties: bool = False) -> float:
     the penalties for unmet demand (the objective's convention).
     """
     first, end, starts = horizon(plan)
-    ramp = ramp_periods(plan)
+    ramp = plan.ramp_periods
     periods = table(plan, "periods")
     lengths = dict(zip(periods[PERIOD], periods["length_years"].astype(float), strict=True))
     costs = table(plan, "costs")
@@ -169,7 +163,7 @@ def write_costs(book: Book, plan: Plan) -> None:
 
     categories = sheet_categories(plan)
     cash = _cash_block(book, plan, ws, labels, letters, amount, categories)
-    _present_value_block(book, ws, labels, letters, amount, cash, categories, ramp_periods(plan))
+    _present_value_block(book, ws, labels, letters, amount, cash, categories, plan.ramp_periods)
     for col in range(first_col, total_col + 1):
         letter = get_column_letter(col)
         ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, 16)

@@ -45,7 +45,7 @@ def write_purchases(book: Book, plan: Plan) -> None:
     periods = table(plan, "periods")
     start = dict(zip(periods[PERIOD], periods["start_year"], strict=True))
     length = dict(zip(periods[PERIOD], periods["length_years"], strict=True))
-    ramp = {str(p) for p in plan.parameters.get("ramp_periods", ())}
+    ramp = plan.ramp_periods
     frame = frame.assign(
         start_year=frame[label].map(start),
         delivered_year=[  # the average delivery: the middle when arriving through it
