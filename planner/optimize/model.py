@@ -17,6 +17,7 @@ from planner.optimize.constraints import (
     add_fleet,
     add_inference,
     add_lost_tokens,
+    add_period_start,
     add_power,
     add_sales,
     add_supply,
@@ -32,6 +33,7 @@ FAMILIES: tuple[tuple[str, Callable[[pyo.ConcreteModel, ModelData, Vars], None]]
     ("fleet", add_fleet),  # installed stock: bought − retired + kept existing cohorts
     ("sales", add_sales),  # units sold early ≤ units held (finance.sell_early)
     ("capacity", add_capacity),  # assigned ≤ availability · installed + rented
+    ("period start", add_period_start),  # the same at a delivered-through period's start
     ("training", add_training),  # completion in window, one cluster per run
     ("training durations", add_training_durations),  # fixed cluster, size and start chosen
     ("inference", add_inference),  # peak demand served (colocated or prefill/decode)

@@ -27,6 +27,7 @@ from planner.results.checker_horizon_end import (
     delivered_at,
     residual_share,
 )
+from planner.results.checker_period_start import check_period_start
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
 from planner.results.checker_timing import capex_paid, check_timing
@@ -65,6 +66,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_fleet(plan)
     out += check_sales(plan)
     out += _check_capacity(plan)
+    out += check_period_start(plan)
     out += _check_limits(plan)
     out += _check_demand(t["served"], t["assignment_inference"])
     out += _check_training(t["training"], t["assignment_training"])

@@ -13,6 +13,7 @@ from planner.optimize.constraints.datacenter import add_datacenter
 from planner.optimize.constraints.fleet import add_fleet
 from planner.optimize.constraints.inference import add_inference
 from planner.optimize.constraints.lost_tokens import add_lost_tokens
+from planner.optimize.constraints.period_start import add_period_start
 from planner.optimize.constraints.power import add_power
 from planner.optimize.constraints.sales import add_sales
 from planner.optimize.constraints.supply import add_first_year_supply, add_supply
@@ -29,6 +30,7 @@ __all__ = [
     "add_fleet",
     "add_inference",
     "add_lost_tokens",
+    "add_period_start",
     "add_power",
     "add_sales",
     "add_supply",

@@ -12,6 +12,7 @@ from planner.optimize.data.deliveries import deliveries, departure_keys
 from planner.optimize.data.fleet import existing, fleet, purchases
 from planner.optimize.data.lookups import lookups
 from planner.optimize.data.model_data import ModelData
+from planner.optimize.data.period_start import period_start_units
 from planner.optimize.data.procurement import commitments, datacenter
 from planner.optimize.data.rates import discounting, throughput_rates
 from planner.optimize.data.sales import sales
@@ -116,6 +117,9 @@ def build_data(
         **sales(ctx, bought["buy_index"], cohorts["existing_index"]),
         **site_economics(ctx, tuple(dict.fromkeys(owned["fleet_index"] + departing))),
         **delivered,
+        **period_start_units(
+            ctx, delivered["ramp_periods"], owned["vintages_alive"], owned["cohorts_alive"]
+        ),
         **rented,
         **commitments(ctx, rented["rent_index"]),
         **datacenter(ctx),

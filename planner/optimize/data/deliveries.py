@@ -13,12 +13,12 @@ over the period is at one of its two ends. At the end the constraint is the mode
 own (the peak of a growing series is its value at the end); at the start the fleet is
 the previous period's end fleet, which met that period's end, the same instant. Power is
 linear in the fleet too, so a cap met at both ends is met inside (where the cap falls
-from one period to the next, the start meets only the previous period's). Not
-re-timed: a training run's units are taken to work the whole period, those delivered
-through it included, and rentals are held for the whole period. So the argument holds
-for the units free for inference only where training takes no more units of a type in
-t than in t − 1 and rentals do not fall: where they do, the start of t may be short
-(no row constrains that instant; ``planner run --resolution-check`` reports it).
+from one period to the next, the start meets only the previous period's). A
+training run's units are taken to work the whole period and rentals are held for the
+whole period, so the units free for inference jump at a period's start where training
+steps up or rentals fall: the start rows (:mod:`planner.optimize.data.period_start`)
+hold the work at that instant to the units there, and the argument then holds for the
+units free for inference too.
 
 What changes is the COST timing of a purchase: it is in service on average half of v
 (and half of v + N), so its energy, facility and maintenance count for half of v and
@@ -27,10 +27,13 @@ or delivery, is discounted at its period's middle: ``payment_discount_factor``) 
 straight-line age counts from the middle of v (``residual_fraction``).
 
 The argument needs the fleet and demand to be continuous at the period's start. Where
-they are not (:func:`opening_periods`: the first period, a workload's first period,
-a period at whose start a cohort's life ends), the period's purchases are delivered
-at its start instead, with the old timing: the fleet at its start is then its end
-fleet, which meets its end peak and so the demand at its start.
+demand is not (:func:`opening_periods`: the first period, a workload's first period),
+the period's purchases are delivered at its start instead, with the old timing: the
+fleet at its start then holds its end fleet, which meets its end peak and so the
+demand at its start. Where the fleet jumps down at a period's start (a cohort
+delivered at a period start ending its life there) or the work on it steps up
+(training taking more units, rentals falling), the start rows of
+:mod:`planner.optimize.data.period_start` hold that instant.
 
 Units that leave early leave through their period too, so the fleet stays linear:
 units sold at p (``finance.sell_early``) run half of p, their price fetched at p's
@@ -50,7 +53,6 @@ from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key, ModelData
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.periods import PeriodLabel
-from planner.scenario.timing import EPS_YEARS, date_year
 
 ARRIVAL_SHARE = 0.5
 """Average share of its delivery period a unit delivered uniformly through it serves."""
@@ -70,30 +72,18 @@ def through_period(ctx: Context) -> bool:
 
 def opening_periods(ctx: Context) -> frozenset[int]:
     """Indices of the periods whose purchases are delivered at their START even with
-    deliveries through the period: where the fleet or demand jumps at the start, so
-    the previous period's end does not cover it. They are the first period (nothing is
-    there before it but the existing fleet), a period in which a served workload's
-    demand begins (rollouts inside their run's window), and a period at whose start a
-    cohort's life ends abruptly (existing units, units on order, and purchases of an
-    opening period, all of which arrived at a period start), so its replacements are
-    there when it goes."""
+    deliveries through the period: where demand jumps at the start, so no earlier
+    fleet covers it. They are the first period (nothing is there before it but the
+    existing fleet) and a period in which a served workload's demand begins (rollouts
+    inside their run's window). A cohort whose life ends at a period start is no
+    reason: the start rows (planner.optimize.data.period_start) hold the work at that
+    instant to the units left, so its replacements arrive before it goes."""
     per_year, count = ctx.per_year, len(ctx.periods)
     start = ctx.scenario.horizon.start
     opening = {0}
     for wl in serving_workloads(ctx.scenario):
         years = set(active_years(wl, ctx.scenario))
         opening |= {(y - start) * per_year for y in years if y - 1 not in years}
-    for row in ctx.scenario.existing_fleet:
-        life = round(ctx.specs[row.hardware].lifetime_years * per_year)
-        opening.add((row.installed - start) * per_year + life)
-    for order in ctx.scenario.on_order:
-        when = date_year(order.delivery)
-        first = next(p.index for p in ctx.periods if p.start >= when - EPS_YEARS)
-        opening.add(first + round(ctx.specs[order.hardware].lifetime_years * per_year))
-    lives = {round(ctx.specs[h].lifetime_years * per_year) for h in ctx.hardware}
-    for k in range(count):  # an opening period's cohorts end abruptly too
-        if k in opening:
-            opening |= {k + life for life in lives}
     return frozenset(k for k in opening if 0 <= k < count)
 
 

@@ -271,6 +271,10 @@ class ModelData:
     ramp_periods: frozenset[PeriodLabel] = frozenset()
     """Periods whose purchases arrive through them (all but the opening periods of
     planner.optimize.data.deliveries, with deliveries through the period)."""
+    period_start_units: dict[Key, tuple] = field(default_factory=dict)
+    """(h, s, t) → the units of h at s at the start of a delivered-through period t
+    (planner.optimize.data.period_start: the period before's installed key, purchases
+    and cohorts leaving at once, cohorts arriving at once)."""
     payment_discount_factor: dict[PeriodLabel, float] = field(default_factory=dict)
     """t → discount factor of a purchase payment in t: at the period's middle with
     deliveries through the period, at its start otherwise (absent: the start's)."""

@@ -1,0 +1,87 @@
+"""Capacity at the start of a period whose purchases arrive through it."""
+
+from __future__ import annotations
+
+import pyomo.environ as pyo
+
+from planner.optimize.constraints.commitments import committed_terms
+from planner.optimize.data import RENTED, ModelData
+from planner.optimize.linear import Row, Term, add_rows
+from planner.optimize.variables import Vars
+
+
+def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
+    """The work at the start of t fits the units there (deliveries through the period).
+
+    At the start of a delivered-through period t (p the period before) the inference
+    demand is the demand at p's end, which p's assignment serves, and t's training
+    runs are at work; the units there are ``start[h,s,t]``
+    (:mod:`planner.optimize.data.period_start`: p's units less the cohorts whose life
+    ends at t's start, plus units on order arriving then) and t's rentals. Pooled per
+    hardware, as the capacity rows are::
+
+        Σ_{w,role: w active in t} x_inf[w,role,h,p] + Σ_{r,s} x_train[r,h,s,t]
+            ≤ α · Σ_s start[h,s,t] + rent[h,t] + committed units of h running in t
+
+    and per owned site where h works in more than one place (a run is tied to one)::
+
+        Σ_r x_train[r,h,s,t] ≤ α · start[h,s,t]
+
+    With the end-of-period rows, these make every instant inside t feasible: the fleet
+    is linear from t's start to its end and the demand convex (the argument of
+    :mod:`planner.optimize.data.deliveries`). A row is written only where it can bind:
+    where units leave at t's start, training works on h in t, or h is rented in p or t.
+    """
+    x_inf, x_train = var.x_inf, var.x_train
+    active = set(d.demand_index)
+    units = d.period_start_units
+    rent_keys = frozenset(d.rent_index)
+    by_place: dict[tuple, list[str]] = {}
+    for h, s, t in units:
+        by_place.setdefault((h, t), []).append(s)
+    pooled: dict[tuple, Row] = {}
+    for t, p in d.previous_period.items():
+        if t not in d.ramp_periods:
+            continue
+        for h in d.hardware:
+            train = [(1.0, x_train[(r, h, s, t)]) for r, s in d.pool_train.get((h, t), ())]
+            inf = [
+                (1.0, x_inf[(w, role, h, p)])
+                for w, role in d.pool_inf.get((h, p), ())
+                if (w, t) in active
+            ]
+            sites = by_place.get((h, t), [])
+            rented = (h, t) in rent_keys or (h, p) in rent_keys
+            leaves = any(units[(h, s, t)][1] or units[(h, s, t)][3] for s in sites)
+            if not (train or inf) or not (train or rented or leaves):
+                continue  # the end of p's capacity row already holds it
+            terms: list[Term] = [*train, *inf]
+            for s in sites:
+                terms += _start_units(d, var, h, s, t, -d.availability)
+            if (h, t) in rent_keys:
+                terms += [(-1.0, var.rent[(h, t)]), *committed_terms(d, var, h, t)]
+            pooled[(h, t)] = (None, terms, 0.0)
+    add_rows(m, "period_start", pooled, "work at a period's start ≤ units there")
+    per_place: dict[tuple, Row] = {}
+    for h, s, t in d.site_train_index:
+        if s == RENTED or t not in d.ramp_periods:
+            continue
+        terms = [(1.0, x_train[(r, h, s, t)]) for r in d.train_at_unit[(h, s, t)]]
+        if (h, s, t) in units:
+            terms += _start_units(d, var, h, s, t, -d.availability)
+        per_place[(h, s, t)] = (None, terms, 0.0)
+    add_rows(m, "training_period_start", per_place, "training at a period's start ≤ units there")
+
+
+def _start_units(d: ModelData, var: Vars, h: str, s: str, t: object, scale: float) -> list[Term]:
+    """``scale · start[h,s,t]`` as row terms."""
+    held, leaving, arriving, gone = d.period_start_units[(h, s, t)]
+    terms: list[Term] = []
+    if held is not None:
+        terms.append((scale, var.installed[held]))
+    for v in leaving:
+        terms.append((-scale, var.buy[v]))
+        terms += [(scale, var.sell[k]) for k in d.sales_of.get(v, ())]
+    terms += [(scale, var.kept[c]) for c in arriving]
+    terms += [(-scale, var.kept[c]) for c in gone]
+    return terms

@@ -1,0 +1,97 @@
+"""Independent check of the instant a delivered-through period starts.
+
+With deliveries through the period (``peak_average``) the work at the start of a
+period t whose purchases arrive through it is the end of the period p before's
+inference assignment (for the workloads still served in t) and t's training; it must
+fit the units there and t's rentals. The units of a cohort at t's start are what it
+held at p's end, except that t's own purchases have not arrived yet (0 at t's start),
+units on order arriving at t's start are there (a cohort with no row in p), and a
+cohort delivered at a period start whose life ends at t's start has left (it has no
+row in t). Recomputed from the fleet, assignment, rental and periods tables only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from planner.results.checker_procurement import rented_with_commitments
+from planner.results.plan import Plan
+from planner.units import RENTED
+
+REL = 1e-5
+
+
+def _at_most(a: float, b: float) -> bool:
+    return a <= b + REL * max(abs(b), 1.0)
+
+
+def start_units(plan: Plan) -> dict[tuple[str, str, str], float]:
+    """(period, hardware, site) → owned units at the start of each delivered-through
+    period after the first."""
+    t = plan.tables
+    through = plan.ramp_periods
+    order = [str(p) for p in t["periods"]["period"]]
+    previous = dict(zip(order[1:], order, strict=False))
+    fleet = t["fleet"]
+    held = {
+        (r.hardware, r.site, r.origin, str(r.vintage), str(r.period)): float(r.units)
+        for r in fleet.itertuples(index=False)
+    }
+    units: dict[tuple[str, str, str], float] = defaultdict(float)
+    for (h, s, origin, v, period), end in held.items():
+        before = previous.get(period)
+        if period not in through or before is None:
+            continue
+        if origin == "purchased" and v == period:
+            at_start = 0.0
+        else:
+            at_start = held.get((h, s, origin, v, before), end)
+        units[(period, h, s)] += at_start
+    return dict(units)
+
+
+def check_period_start(plan: Plan) -> list[str]:
+    """Work at each delivered-through period's start ≤ the units there (pooled per
+    hardware, and per owned site for training)."""
+    if not plan.parameters.get("deliveries_through_period"):
+        return []
+    t = plan.tables
+    through = plan.ramp_periods
+    availability = float(plan.parameters["availability"])
+    order = [str(p) for p in t["periods"]["period"]]
+    previous = dict(zip(order[1:], order, strict=False))
+    served = {(str(r.period), r.workload) for r in t["served"].itertuples(index=False)}
+    owned = start_units(plan)
+    rented = rented_with_commitments(t["rentals"], plan)
+    work: dict[tuple[str, str], float] = defaultdict(float)
+    site_training: dict[tuple[str, str, str], float] = defaultdict(float)
+    for r in t["assignment_training"].itertuples(index=False):
+        period = str(r.period)
+        if period in through and period in previous:
+            work[(period, r.hardware)] += float(r.units)
+            if r.site != RENTED:
+                site_training[(period, r.hardware, r.site)] += float(r.units)
+    after = {p: t_ for t_, p in previous.items()}
+    for r in t["assignment_inference"].itertuples(index=False):
+        nxt = after.get(str(r.period))
+        if nxt in through and (nxt, r.workload) in served:
+            work[(nxt, r.hardware)] += float(r.units)
+    pooled: dict[tuple[str, str], float] = defaultdict(float)
+    for (period, h, _s), units in owned.items():
+        pooled[(period, h)] += availability * units
+    out = []
+    for (period, h), need in sorted(work.items()):
+        have = pooled.get((period, h), 0.0) + rented.get((period, h), 0.0)
+        if not _at_most(need, have):
+            out.append(
+                f"{period}: {need:.6g} units of {h} at work at its start "
+                f"(the end of {previous[period]}'s inference and {period}'s training), "
+                f"{have:.6g} there"
+            )
+    for (period, h, s), need in sorted(site_training.items()):
+        have = availability * owned.get((period, h, s), 0.0)
+        if not _at_most(need, have):
+            out.append(
+                f"{period}: {need:.6g} units of {h} training at {s} at its start, {have:.6g} there"
+            )
+    return out
