@@ -27,13 +27,12 @@ or delivery, is discounted at its period's middle: ``payment_discount_factor``) 
 straight-line age counts from the middle of v (``residual_fraction``).
 
 The argument needs the fleet and demand to be continuous at the period's start. Where
-demand is not (:func:`opening_periods`: the first period, a workload's first period),
-the period's purchases are delivered at its start instead, with the old timing: the
-fleet at its start then holds its end fleet, which meets its end peak and so the
-demand at its start. Where the fleet jumps down at a period's start (a cohort
-delivered at a period start ending its life there) or the work on it steps up
-(training taking more units, rentals falling), the start rows of
-:mod:`planner.optimize.data.period_start` hold that instant.
+they are not (:func:`opening_periods`: the first period, a workload's first period,
+a period at whose start a cohort's life ends), the period's purchases are delivered
+at its start instead, with the old timing: the fleet at its start then holds its end
+fleet, which meets its end peak and so the demand at its start. Where the work on the
+fleet steps up at a period's start (training taking more units, rentals falling), the
+start rows of :mod:`planner.optimize.data.period_start` hold that instant.
 
 Units that leave early leave through their period too, so the fleet stays linear:
 units sold at p (``finance.sell_early``) run half of p, their price fetched at p's
@@ -53,6 +52,7 @@ from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key, ModelData
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.periods import PeriodLabel
+from planner.scenario.timing import EPS_YEARS, date_year
 
 ARRIVAL_SHARE = 0.5
 """Average share of its delivery period a unit delivered uniformly through it serves."""
@@ -72,18 +72,30 @@ def through_period(ctx: Context) -> bool:
 
 def opening_periods(ctx: Context) -> frozenset[int]:
     """Indices of the periods whose purchases are delivered at their START even with
-    deliveries through the period: where demand jumps at the start, so no earlier
-    fleet covers it. They are the first period (nothing is there before it but the
-    existing fleet) and a period in which a served workload's demand begins (rollouts
-    inside their run's window). A cohort whose life ends at a period start is no
-    reason: the start rows (planner.optimize.data.period_start) hold the work at that
-    instant to the units left, so its replacements arrive before it goes."""
+    deliveries through the period: where the fleet or demand jumps at the start, so
+    the previous period's end does not cover it. They are the first period (nothing is
+    there before it but the existing fleet), a period in which a served workload's
+    demand begins (rollouts inside their run's window), and a period at whose start a
+    cohort's life ends abruptly (existing units, units on order, and purchases of an
+    opening period, all of which arrived at a period start), so its replacements are
+    there when it goes."""
     per_year, count = ctx.per_year, len(ctx.periods)
     start = ctx.scenario.horizon.start
     opening = {0}
     for wl in serving_workloads(ctx.scenario):
         years = set(active_years(wl, ctx.scenario))
         opening |= {(y - start) * per_year for y in years if y - 1 not in years}
+    for row in ctx.scenario.existing_fleet:
+        life = round(ctx.specs[row.hardware].lifetime_years * per_year)
+        opening.add((row.installed - start) * per_year + life)
+    for order in ctx.scenario.on_order:
+        when = date_year(order.delivery)
+        first = next(p.index for p in ctx.periods if p.start >= when - EPS_YEARS)
+        opening.add(first + round(ctx.specs[order.hardware].lifetime_years * per_year))
+    lives = {round(ctx.specs[h].lifetime_years * per_year) for h in ctx.hardware}
+    for k in range(count):  # an opening period's cohorts end abruptly too
+        if k in opening:
+            opening |= {k + life for life in lives}
     return frozenset(k for k in opening if 0 <= k < count)
 
 

@@ -1,15 +1,19 @@
 """The fleet at the START of a period whose purchases arrive through it.
 
 With deliveries through the period (planner.optimize.data.deliveries) the constraints
-written at a period's end hold inside it when the fleet is continuous at its start.
-Three things break that at the start of a delivered-through period t (the instant the
-previous period p ends), and each is a jump the model knows:
+written at a period's end hold inside it when the units free for inference are
+continuous at its start. Two things break that at the start of a delivered-through
+period t (the instant the period p before ends), each a jump the model knows:
 
-* a cohort delivered at a period start (the existing fleet, units on order, the
-  purchases of an opening period) reaches its life's end at t's start and leaves at
-  once, while units delivered through a period leave through their departure period;
-* a training run may take more units in t than in p (a run starting);
+* a training run may take more units in t than in p (a run starting, a cluster
+  growing): training holds its units for a whole period;
 * rentals are held for a whole period, so fewer rented in t than in p go at t's start.
+
+A third, a cohort delivered at a period start (the existing fleet, units on order, the
+purchases of an opening period) reaching its life's end at t's start, makes t an
+opening period today (:func:`planner.optimize.data.deliveries.opening_periods`); the
+start units below count such a cohort as gone all the same, so the rows stay right
+if that rule changes.
 
 Units on order that arrive at t's start join at once. The units at t's start are::
 
