@@ -1,8 +1,9 @@
 """Independent check of the instant a delivered-through period starts.
 
 With deliveries through the period (``peak_average``) the work at the start of a
-period t whose purchases arrive through it is the end of the period p before's
-inference assignment (for the workloads still served in t) and t's training; it must
+period t whose purchases arrive through it is the share of the period p before's
+inference assignment that serves p's end (p's demand at its end over its peak, from
+the served table; for the workloads still served in t) and t's training; it must
 fit the units there and t's rentals. The units of a cohort at t's start are what it
 held at p's end, except that t's own purchases have not arrived yet (0 at t's start),
 units on order arriving at t's start are there (a cohort with no row in p), and a
@@ -61,6 +62,12 @@ def check_period_start(plan: Plan) -> list[str]:
     order = [str(p) for p in t["periods"]["period"]]
     previous = dict(zip(order[1:], order, strict=False))
     served = {(str(r.period), r.workload) for r in t["served"].itertuples(index=False)}
+    end_share = {
+        (str(r.period), r.workload): r.peak_tokens_per_day_at_end / r.peak_tokens_per_day
+        if r.peak_tokens_per_day > 0
+        else 1.0
+        for r in t["served"].itertuples(index=False)
+    }
     owned = start_units(plan)
     rented = rented_with_commitments(t["rentals"], plan)
     work: dict[tuple[str, str], float] = defaultdict(float)
@@ -75,7 +82,8 @@ def check_period_start(plan: Plan) -> list[str]:
     for r in t["assignment_inference"].itertuples(index=False):
         nxt = after.get(str(r.period))
         if nxt in through and (nxt, r.workload) in served:
-            work[(nxt, r.hardware)] += float(r.units)
+            share = end_share.get((str(r.period), r.workload), 1.0)
+            work[(nxt, r.hardware)] += share * float(r.units)
     pooled: dict[tuple[str, str], float] = defaultdict(float)
     for (period, h, _s), units in owned.items():
         pooled[(period, h)] += availability * units

@@ -14,13 +14,14 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """The work at the start of t fits the units there (deliveries through the period).
 
     At the start of a delivered-through period t (p the period before) the inference
-    demand is the demand at p's end, which p's assignment serves, and t's training
-    runs are at work; the units there are ``start[h,s,t]``
+    demand is the demand at p's end, which the share e[w,p] = demand at p's end / p's
+    peak of p's assignment serves (1 for a growing series), and t's training runs are
+    at work; the units there are ``start[h,s,t]``
     (:mod:`planner.optimize.data.period_start`: p's units less the cohorts whose life
     ends at t's start, plus units on order arriving then) and t's rentals. Pooled per
     hardware, as the capacity rows are::
 
-        Σ_{w,role: w active in t} x_inf[w,role,h,p] + Σ_{r,s} x_train[r,h,s,t]
+        Σ_{w,role: w active in t} e[w,p] · x_inf[w,role,h,p] + Σ_{r,s} x_train[r,h,s,t]
             ≤ α · Σ_s start[h,s,t] + rent[h,t] + committed units of h running in t
 
     and per owned site where h works in more than one place (a run is tied to one)::
@@ -46,7 +47,7 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
         for h in d.hardware:
             train = [(1.0, x_train[(r, h, s, t)]) for r, s in d.pool_train.get((h, t), ())]
             inf = [
-                (1.0, x_inf[(w, role, h, p)])
+                (d.demand_end_share.get((w, p), 1.0), x_inf[(w, role, h, p)])
                 for w, role in d.pool_inf.get((h, p), ())
                 if (w, t) in active
             ]

@@ -188,6 +188,10 @@ class ModelData:
     """(w, role, h) → tokens/s per unit, as the perf table gives it."""
     demand_peak: dict[Key, float]
     """(w, t, stage) → peak demand, Mtok/day."""
+    demand_end_share: dict[Key, float]
+    """(w, t) → the demand at t's end over t's peak (1 for a growing series; only with
+    deliveries through the period): the share of t's assignment the start of the
+    period after needs (planner.optimize.constraints.period_start)."""
     demand_tokens_per_day: dict[Key, float]
     """(w, t) → average output tokens/day."""
     peak_to_average: dict[str, float]

@@ -11,6 +11,7 @@ from planner.optimize.data.model_data import Key
 from planner.perf.training_menu import run_span_years
 from planner.perf.workloads import active_years, serving_workloads
 from planner.scenario.periods import PeriodLabel, mean_rate_in, peak_rate_in, rate_at
+from planner.scenario.series import value_at
 from planner.units import MTOK, SECONDS_PER_YEAR, ZFLOP
 
 Places = dict[Key, tuple[str, ...]]
@@ -30,6 +31,7 @@ class Inference(TypedDict):
     demand_index: tuple[Key, ...]
     demand_rows: tuple[Key, ...]
     demand_peak: dict[Key, float]
+    demand_end_share: dict[Key, float]
     demand_tokens_per_day: dict[Key, float]
     inf_index: tuple[Key, ...]
     inf_rate: dict[Key, float]
@@ -87,6 +89,7 @@ def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> I
     demand_index: list[Key] = []
     rows: list[Key] = []
     peak: dict[Key, float] = {}
+    end_share: dict[Key, float] = {}
     per_day: dict[Key, float] = {}
     index: list[Key] = []
     rate: dict[Key, float] = {}
@@ -109,6 +112,8 @@ def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> I
             if ctx.scenario.horizon.demand_within_period == "peak_average":
                 tpd = mean_rate_in(wl.tokens_per_day, p)
                 highest = peak_rate_in(wl.tokens_per_day, p)
+                at_end = value_at(wl.tokens_per_day, p.end, "geometric")
+                end_share[(w, p.label)] = min(at_end / highest, 1.0) if highest > 0 else 1.0
             else:
                 tpd = highest = rate_at(wl.tokens_per_day, p)
             demand_index.append((w, p.label))
@@ -130,6 +135,7 @@ def inference(ctx: Context, tokens_per_s: dict[Key, float], places: Places) -> I
         "demand_index": tuple(demand_index),
         "demand_rows": tuple(rows),
         "demand_peak": peak,
+        "demand_end_share": end_share,
         "demand_tokens_per_day": per_day,
         "inf_index": tuple(index),
         "inf_rate": rate,
