@@ -70,6 +70,15 @@ CONSTRAINTS = {
     "training_fixed_cluster": 0,
     "training_duration_completion": 0,
     "training_whole_cluster": 0,
+    # start rows of the delivered-through quarters (all but 2026Q1, the first; 2028Q1,
+    # the rollouts' first; 2029Q1 and 2031Q1, where cohorts delivered at a quarter's
+    # start end their lives): a type that trains or is rented then. The 2 rented types
+    # in the 10 such quarters outside the runs' windows (20), the 11 types that train
+    # or are rented in 2028-2029's 6 (66; tpu-v6e trains only in 2030) and all 12 in
+    # 2030's 4 (48)
+    "period_start": 134,
+    # one per owned training place in those quarters: 22 in 2028-2029's 6, 24 in 2030's 4
+    "training_period_start": 228,
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
     # the load shape's curve: 4 chords + the linear part per workload-quarter (every
     # workload's peak_to_average is between 1 and 2), 1 row for the rollouts' 4 (flat)
@@ -117,5 +126,5 @@ def test_m_model_size(model: pyo.ConcreteModel) -> None:
     assert model_size(model) == {
         "variables": sum(VARIABLES.values()),  # 5,097
         "integer_variables": INTEGER,
-        "constraints": sum(CONSTRAINTS.values()),  # 3,257
+        "constraints": sum(CONSTRAINTS.values()),  # 3,619
     }

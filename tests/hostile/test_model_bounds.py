@@ -154,12 +154,12 @@ def test_a_model_above_the_limit_is_refused_with_what_drives_it() -> None:
     assert f"about {estimate:,} nonzeros, above the limit of 1,000,000" in message
     assert "301 workloads × 6 hardware × 360 periods" in message  # with the rollout run
     assert f"--max-nonzeros {estimate}" in message and "periods_per_year" in message
-    assert check_size(scenario, max_nonzeros=3_000_000).nonzeros == estimate  # overridden
+    assert check_size(scenario, max_nonzeros=4_000_000).nonzeros == estimate  # overridden
 
 
 def test_the_default_limit_lets_the_shipped_scenarios_through() -> None:
     for path in sorted(SHIPPED.glob("*.yaml")):
-        assert estimate_size(load_scenario(path)).nonzeros < DEFAULT_MAX_NONZEROS / 1000
+        assert estimate_size(load_scenario(path)).nonzeros < DEFAULT_MAX_NONZEROS / 500
 
 
 # --- the deadline ----------------------------------------------------------------------
@@ -261,12 +261,12 @@ def test_a_huge_model_in_a_small_file_is_refused_quickly_in_bounded_memory(
 
 
 def test_max_nonzeros_refuses_or_lets_through(tmp_path: Path) -> None:
-    baseline = SHIPPED / "baseline.yaml"  # estimated 676 nonzeros
+    baseline = SHIPPED / "baseline.yaml"  # estimated 754 nonzeros
     out = tmp_path / "plan.xlsx"
-    refused, _ = cli("run", baseline, "--max-nonzeros", "600", "--out", out, cwd=tmp_path)
-    assert refused.returncode == 2 and "above the limit of 600" in refused.stderr
+    refused, _ = cli("run", baseline, "--max-nonzeros", "700", "--out", out, cwd=tmp_path)
+    assert refused.returncode == 2 and "above the limit of 700" in refused.stderr
     assert not out.exists()
-    allowed, _ = cli("run", baseline, "--max-nonzeros", "700", "--out", out, cwd=tmp_path)
+    allowed, _ = cli("run", baseline, "--max-nonzeros", "800", "--out", out, cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stderr
     assert out.exists()
 
