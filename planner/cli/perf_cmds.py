@@ -206,7 +206,7 @@ def check_frame(bench: BenchFile, calibration: EfficiencyTable | None) -> pd.Dat
                 "line": row.line,
                 "hardware": row.hardware.id,
                 "model": row.model.id,
-                "precision": row.case.precision,
+                "precision": row.served_precision,
                 "phase": row.phase,
                 "measured_tokens_per_s_per_accelerator": row.measured_tokens_per_s_per_accelerator,
                 "predicted_tokens_per_s_per_accelerator": prediction.tokens_per_s_per_accelerator,

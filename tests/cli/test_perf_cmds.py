@@ -217,3 +217,24 @@ def test_throughput_bad_year_and_bad_scenario(run_cli, tmp_path: Path) -> None:
     assert code == 2 and "outside the scenario horizon" in err
     code, _, err = run_cli("throughput", tmp_path / "none.yaml")
     assert code == 2
+
+
+def test_perf_check_names_what_is_served_never_a_precision_without_units(
+    run_cli, tmp_path: Path
+) -> None:
+    """A row measured "fp4" on H100 (no fp4 units) is predicted as w4a8 and shown so, in the
+    table and in the worst-row label; a native pair keeps its precision."""
+    bench = tmp_path / "bench.csv"
+    bench.write_text(
+        "hardware,model,precision,input_tokens,output_tokens,tokens_per_s_per_accelerator\n"
+        "h100-hgx,llama-3.1-70b,fp4,1000,1000,100\n"
+        "b200-hgx,llama-3.1-70b,fp4,1000,1000,9000\n",
+        encoding="utf-8",
+    )
+    code, out, err = run_cli("perf-check", bench, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [r["precision"] for r in document["rows"]] == ["w4a8", "fp4"]
+    assert document["summary"]["worst_row"] == "h100-hgx llama-3.1-70b w4a8 (line 2)"
+    code, out, _ = run_cli("perf-check", bench, "--format", "table")
+    assert code == 0 and "w4a8" in out
