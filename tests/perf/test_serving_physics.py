@@ -469,3 +469,46 @@ def test_time_share_by_hand() -> None:
     assert best_at_speed(front, 101.0) is None  # faster than batch 1
     alone = best_at_speed(front, 40.0)  # batch 10 is fast enough alone
     assert alone is not None and alone.low.batch == 10 and alone.per_accelerator == 40.0
+
+
+def test_a_narrower_format_at_the_wider_ones_rate_keeps_its_prefill_mfu() -> None:
+    """The built-in prefill MFU falls at fp8 / fp4 (0.40 / 0.32 → 0.32 / 0.25 on the less
+    tuned stacks) because the non-GEMM work does not speed up when the peak doubles. Where
+    the narrower format has no faster units (Trainium3 MXFP4 at the MXFP8 rate, Gaudi 3
+    FP8 at the BF16 rate) nothing speeds up, so the MFU stays the wider format's and a
+    prompt never prefills slower in the narrower one."""
+    from planner.perf.roofline import prefill_seconds_per_token
+
+    table, same_rate = EfficiencyTable(), set()
+    for hw in HW.values():
+        for narrow, wide in (("fp4", "fp8"), ("fp8", "bf16")):
+            if not (hw.is_native(narrow) and hw.is_native(wide)):
+                continue
+            if hw.peak_tflops(narrow) != hw.peak_tflops(wide):
+                continue
+            same_rate.add((hw.id, narrow))
+            fast, slow = table.lookup(hw.family, narrow), table.lookup(hw.family, wide)
+            assert fast.prefill_mfu == slow.prefill_mfu, (hw.id, narrow)
+            for model in ("llama-3.1-70b", "deepseek-v3"):
+                spec = MODELS[model]
+                narrow_s = prefill_seconds_per_token(spec, hw, narrow, 8192, 0.0, fast)
+                assert narrow_s <= prefill_seconds_per_token(spec, hw, wide, 8192, 0.0, slow)
+    assert same_rate == {("trn3-ultraserver144", "fp4"), ("gaudi3-oam8", "fp8")}
+
+
+def test_fp4_weights_never_serve_fewer_tokens_than_fp8_on_native_fp4_hardware() -> None:
+    """Every part with fp4 units, 8k in / 1k out, 10 … 200 tok/s/user: halving the weight
+    bytes never lowers throughput. Where fp4 runs at the fp8 rate (Trainium3) it gains
+    only the weight reads, so the 1.2x floor of the test above does not apply there."""
+    hardware = [hw for hw in HW.values() if hw.is_native("fp4")]
+    spec = MODELS["deepseek-v3"]
+    fp8 = curve_frame(spec, hardware, "fp8", 8192, 1024, SPEEDS)
+    fp4 = curve_frame(spec, hardware, "fp4", 8192, 1024, SPEEDS)
+    column = "output_tokens_per_s_per_accelerator"
+    served = (fp8[column] > 0).to_numpy()  # rubin-cpx only prefills; past the wall: none
+    ratio = fp4[column].to_numpy()[served] / fp8[column].to_numpy()[served]
+    speeds = fp8["interactivity_tokens_per_s_per_user"][served]
+    where = list(zip(fp8["hardware"][served], speeds, strict=True))
+    assert (ratio >= 1.0).all(), sorted(zip(ratio, where, strict=True))[:3]
+    trn3 = (fp8["hardware"][served] == "trn3-ultraserver144").to_numpy()
+    assert ratio[trn3].min() < 1.2  # no fp4 compute gain: the floor above is not physics here
