@@ -238,3 +238,35 @@ def test_perf_check_names_what_is_served_never_a_precision_without_units(
     assert document["summary"]["worst_row"] == "h100-hgx llama-3.1-70b w4a8 (line 2)"
     code, out, _ = run_cli("perf-check", bench, "--format", "table")
     assert code == 0 and "w4a8" in out
+
+
+MOE = DATA / "moe-serving-reference.csv"
+
+
+def test_calibrate_then_check_both_files_meets_dense_and_moe_targets(
+    run_cli, tmp_path: Path
+) -> None:
+    """The README's figures as a user gets them: `planner calibrate` on both data files,
+    then `perf-check` on both with that calibration: median ≤ 10% on the dense rows and
+    ≤ 20% on the MoE rows, reported apart; rows say which file they come from."""
+    calibration = tmp_path / "both.yaml"
+    code, _, err = run_cli("calibrate", MLPERF, MOE, "--out", calibration)
+    assert code == 0, err
+    code, out, err = run_cli(
+        "perf-check", MLPERF, MOE, "--calibration", calibration, "--format", "json"
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    assert {r["file"] for r in document["rows"]} == {MLPERF.name, MOE.name}
+    dense, moe = document["dense"], document["moe"]
+    print(f"dense {dense['median_abs_pct_error']:.1f}%, MoE {moe['median_abs_pct_error']:.1f}%")
+    assert (dense["rows"], moe["rows"], document["summary"]["rows"]) == (6, 12, 18)
+    assert dense["median_abs_pct_error"] <= 10.0 and moe["median_abs_pct_error"] <= 20.0
+    code, out, _ = run_cli("perf-check", MLPERF, MOE, "--calibration", calibration)
+    assert code == 0 and "dense rows: median" in out and "MoE rows: median" in out
+
+
+def test_perf_check_out_takes_one_file(run_cli, tmp_path: Path) -> None:
+    code, _, err = run_cli("perf-check", MLPERF, MOE, "--out", tmp_path / "checked.csv")
+    assert code == 2 and "--out" in err and "2 BENCH.csv files" in err
+    assert not (tmp_path / "checked.csv").exists()
