@@ -65,6 +65,14 @@ FLOOR_BOUND = 0.5
 """A point whose speed is at least this share of its layout's batch-1 speed is bound by
 the step's floors (weight read, collective latency, launches): its step is within 2x of
 the batch-1 step, so throughput scales with the batch and not with the speed."""
+DENSE_WALL_MARGIN = 10.0 / (2.5 - 1.0)
+"""tok/s/user below a dense layout's batch-1 speed where a 2.5x fall over 10 tok/s/user
+is physics: with ``t(B) = t_fixed + B t_seq`` a replica at speed ``s`` runs
+``B = (1/s − t_fixed) / t_seq``, so throughput ``B s = (1 − s t_fixed) / t_seq`` is linear
+in ``s`` and reaches 0 at ``1/t_fixed``; ``X(s) / X(s + 10) > 2.5`` needs ``s + 10``
+within 10 / 1.5 = 6.7 tok/s/user of it. (For MoE the step is concave in ``B`` — the
+experts a batch touches saturate — so the knee sits at the saturated step's wall, well
+below the batch-1 speed, and ``FLOOR_BOUND`` stands in for it.)"""
 
 
 def batch_one_speed(model: ModelSpec, hw: HardwareSpec, label: str, precision: str) -> float:
@@ -82,7 +90,8 @@ def test_throughput_never_rises_and_never_jumps_with_interactivity(
     """Every catalog hardware with native ``precision`` units, 8k in / 1k out, 10 … 200
     tok/s/user: throughput per accelerator never rises; servable points are a prefix and
     the rest say why; and servable points 10 tok/s/user apart differ by at most 2.5x
-    except where the later one is floor-bound (``FLOOR_BOUND``): there the step hardly
+    except where the later one is within ``DENSE_WALL_MARGIN`` of its layout's batch-1
+    speed (dense) or floor-bound (``FLOOR_BOUND``, MoE): there the step hardly
     grows with the batch, so 10 tok/s/user more can only be had with a several-fold
     smaller batch (time-sharing between batches cannot help: by Little's law the mean
     speed is decode rate over concurrency, planner.perf.frontier)."""
@@ -103,7 +112,8 @@ def test_throughput_never_rises_and_never_jumps_with_interactivity(
             if values[i] <= 2.5 * values[i + 1]:
                 continue
             floor = batch_one_speed(spec, HW[str(hw_id)], layouts[i + 1], precision)
-            assert SPEEDS[i + 1] >= FLOOR_BOUND * floor, (hw_id, SPEEDS[i], values, layouts)
+            bound = FLOOR_BOUND * floor if spec.is_moe else floor - DENSE_WALL_MARGIN
+            assert SPEEDS[i + 1] >= bound, (hw_id, SPEEDS[i], values, layouts)
 
 
 def test_time_sharing_meets_the_slo_on_average_by_littles_law() -> None:
