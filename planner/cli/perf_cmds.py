@@ -16,7 +16,7 @@ from planner.cli.outputs import CSV, YAML, check_outputs, require_suffix
 from planner.errors import InputError, Problem
 from planner.export.atomic import write_atomically
 from planner.export.cells import csv_text
-from planner.perf.benchmarks import BenchFile, read_benchmarks
+from planner.perf.benchmarks import BenchFile, BenchRow, read_benchmarks
 from planner.perf.calibration import (
     BASE_FACTORS,
     MOE_FACTOR,
@@ -85,7 +85,6 @@ TRAINING_TABLE_HEADERS = {
     "reason": "reason",
 }
 
-_bench_argument = click.argument("bench_file", metavar="BENCH.csv", type=INPUT)
 _calibration_option = click.option(
     "--calibration",
     "calibration",
@@ -196,31 +195,50 @@ def _short(frame: pd.DataFrame, headers: dict[str, str]) -> pd.DataFrame:
 # --- perf-check -----------------------------------------------------------------------
 
 
-def check_frame(bench: BenchFile, calibration: EfficiencyTable | None) -> pd.DataFrame:
-    """Per benchmark row, in input order: measured vs predicted, abs % error, binding, reason."""
+def check_frame(
+    bench: BenchFile, calibration: EfficiencyTable | None, *more: BenchFile
+) -> pd.DataFrame:
+    """Per benchmark row, in input order: measured vs predicted, abs % error, binding, reason.
+    With ``more`` files their rows follow, and a leading ``file`` column names each row's."""
     records = []
-    for row in bench.rows:
-        prediction = predict(row, calibration)
-        records.append(
-            {
-                "line": row.line,
-                "hardware": row.hardware.id,
-                "model": row.model.id,
-                "precision": row.case.precision,
-                "phase": row.phase,
-                "measured_tokens_per_s_per_accelerator": row.measured_tokens_per_s_per_accelerator,
-                "predicted_tokens_per_s_per_accelerator": prediction.tokens_per_s_per_accelerator,
-                "abs_pct_error": prediction.abs_pct_error(
-                    row.measured_tokens_per_s_per_accelerator
-                ),
-                "binding": prediction.binding,
-                "reason": prediction.reason,
-            }
-        )
+    for source in (bench, *more):
+        for row in source.rows:
+            record = {"file": Path(source.path).name} if more else {}
+            records.append({**record, **_check_record(row, calibration)})
     frame = pd.DataFrame(records)
     for column in ("predicted_tokens_per_s_per_accelerator", "abs_pct_error"):
         frame[column] = pd.array(frame[column].tolist(), dtype="Float64")
     return frame
+
+
+def _check_record(row: BenchRow, calibration: EfficiencyTable | None) -> dict[str, Any]:
+    prediction = predict(row, calibration)
+    return {
+        "line": row.line,
+        "hardware": row.hardware.id,
+        "model": row.model.id,
+        "precision": row.served_precision,
+        "phase": row.phase,
+        "measured_tokens_per_s_per_accelerator": row.measured_tokens_per_s_per_accelerator,
+        "predicted_tokens_per_s_per_accelerator": prediction.tokens_per_s_per_accelerator,
+        "abs_pct_error": prediction.abs_pct_error(row.measured_tokens_per_s_per_accelerator),
+        "binding": prediction.binding,
+        "reason": prediction.reason,
+    }
+
+
+def kind_summaries(
+    rows: list[BenchRow], calibration: EfficiencyTable | None
+) -> dict[str, ErrorSummary]:
+    """The error summary of the dense rows and of the MoE rows, when both kinds occur
+    (the README reports each against its own target)."""
+    kinds = {
+        "dense": [r for r in rows if not r.model.is_moe],
+        "moe": [r for r in rows if r.model.is_moe],
+    }
+    if not all(kinds.values()):
+        return {}
+    return {kind: error_summary(chosen, calibration) for kind, chosen in kinds.items()}
 
 
 def _cell(value: Any) -> str:
@@ -258,16 +276,22 @@ def _summary_record(summary: ErrorSummary) -> dict[str, Any]:
 
 
 @click.command("perf-check")
-@_bench_argument
+@click.argument("bench_files", metavar="BENCH.csv...", type=INPUT, nargs=-1, required=True)
 @_calibration_option
-@out_option("Write the input rows plus predicted tokens/s, abs % error, binding and reason.")
+@out_option(
+    "Write the input rows plus predicted tokens/s, abs % error, binding and reason (one BENCH.csv)."
+)
 @format_option
-def perf_check(bench_file: Path, calibration: Path | None, out: Path | None, fmt: str) -> None:
+def perf_check(
+    bench_files: tuple[Path, ...], calibration: Path | None, out: Path | None, fmt: str
+) -> None:
     """Compare the performance model with measured benchmark rows.
 
     Prints, per row, measured and predicted tokens/s per accelerator and the absolute
-    % error, then the median and worst error. Rows the model cannot run (the model does
-    not fit, the SLO is out of reach) get no prediction and a reason.
+    % error, then the median and worst error, and the dense and MoE rows' medians apart
+    when there are both. Several files are checked together (a `file` column names each
+    row's). Rows the model cannot run (the model does not fit, the SLO is out of reach)
+    get no prediction and a reason.
     BENCH.csv columns: hardware, model, precision, input_tokens, output_tokens,
     tokens_per_s_per_accelerator; optional tokens_per_s_per_user (SLO), concurrency,
     accelerators, phase, kv_precision, cache_hit_rate, source; others are kept.
@@ -276,24 +300,39 @@ def perf_check(bench_file: Path, calibration: Path | None, out: Path | None, fmt
     Examples:
       planner perf-check tests/data/mlperf-inference-v4.1.csv
       planner perf-check bench.csv --calibration calibration.yaml --out checked.csv
+      planner perf-check tests/data/mlperf-inference-v4.1.csv \\
+          tests/data/moe-serving-reference.csv --calibration tests/data/serving-calibration.yaml
     """
     require_suffix(out, CSV, "--out")
-    bench = read_benchmarks(bench_file)
+    if out is not None and len(bench_files) > 1:
+        raise InputError(
+            None,
+            Problem(
+                path="--out",
+                message="--out keeps one file's columns and line numbers",
+                found=f"{len(bench_files)} BENCH.csv files",
+                expected="one BENCH.csv with --out (check the others one at a time)",
+            ),
+        )
+    benches = [read_benchmarks(path) for path in bench_files]
     table = load_calibration(calibration) if calibration is not None else None
-    check_outputs([bench_file, *([calibration] if calibration else [])], out)
-    frame = check_frame(bench, table)
-    summary = error_summary(bench.rows, table)
+    check_outputs([*bench_files, *([calibration] if calibration else [])], out)
+    frame = check_frame(benches[0], table, *benches[1:])
+    rows = [row for bench in benches for row in bench.rows]
+    summary, kinds = error_summary(rows, table), kind_summaries(rows, table)
     if out is not None:
-        write_checked_csv(bench, frame, out)
+        write_checked_csv(benches[0], frame, out)
         echo_err(f"wrote {out}")
     if fmt == "json":
-        emit_json({"rows": frame_records(frame), "summary": _summary_record(summary)})
+        records = {kind: _summary_record(s) for kind, s in kinds.items()}
+        emit_json({"rows": frame_records(frame), "summary": _summary_record(summary), **records})
         return
-    print_frame(frame, fmt, title=f"Predicted vs measured ({bench_file.name})")
-    if fmt == "table":
-        click.echo(f"abs % error: {summary.describe()}")
-    else:
-        echo_err(f"abs % error: {summary.describe()}")
+    names = ", ".join(path.name for path in bench_files)
+    print_frame(frame, fmt, title=f"Predicted vs measured ({names})")
+    say = click.echo if fmt == "table" else echo_err
+    say(f"abs % error: {summary.describe()}")
+    for kind, described in kinds.items():
+        say(f"  {'dense' if kind == 'dense' else 'MoE'} rows: {described.describe()}")
 
 
 # --- calibrate --------------------------------------------------------------------------

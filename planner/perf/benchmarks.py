@@ -38,6 +38,7 @@ from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
 from planner.perf.inference import ServingCase
+from planner.perf.serving import served_label
 
 REQUIRED_COLUMNS = (
     "hardware",
@@ -74,8 +75,14 @@ class BenchRow:
     measured_tokens_per_s_per_accelerator: float
 
     @property
+    def served_precision(self) -> str:
+        """What the row is predicted at: its precision where the part has the units, else
+        the weight-only form (``w4a8``), never a precision the part cannot compute."""
+        return served_label(self.hardware, self.case.precision)
+
+    @property
     def label(self) -> str:
-        return f"{self.hardware.id} {self.model.id} {self.case.precision} (line {self.line})"
+        return f"{self.hardware.id} {self.model.id} {self.served_precision} (line {self.line})"
 
 
 @dataclass(frozen=True)

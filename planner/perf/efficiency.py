@@ -40,7 +40,9 @@ MLPerf Inference v4.1 fixture in ``tests/data`` they give a median absolute erro
 * ``eta_c`` 0.55 (NVIDIA), 0.40 (AMD, Gaudi, Trainium): large decode batches are
   skinny GEMMs plus attention; dense training MFU on the same parts is ~0.4-0.5.
 * ``prefill_mfu``: 0.50 at bf16, lower at fp8 / fp4 (0.40 / 0.30) because the
-  non-GEMM work does not speed up with the narrower format.
+  non-GEMM work does not speed up with the narrower format. Where the narrower format
+  has no faster units (Trainium3 runs MXFP4 at the MXFP8 rate, Gaudi 3 FP8 at the BF16
+  rate) nothing speeds up, so that family keeps the wider format's MFU.
 * ``t_overhead_s`` 2 ms: per-step CPU and launch overhead of vLLM / SGLang /
   TensorRT-LLM with CUDA graphs is 1-3 ms.
 * ``eta_moe`` 0.70: grouped-GEMM kernels over uneven per-expert batches (DeepGEMM
@@ -177,9 +179,9 @@ BUILTIN_FAMILIES: dict[str, dict[str, Layer]] = {
     "ada": _NVIDIA,
     "cdna3": {**_LESS_TUNED, ANY_PRECISION: {"eta_bw": 0.65, "eta_c": 0.40, "t_overhead_s": 0.003}},
     "cdna4": _LESS_TUNED,
-    "gaudi": _LESS_TUNED,
+    "gaudi": {**_LESS_TUNED, "fp8": _LESS_TUNED["bf16"]},  # FP8 at the BF16 rate
     "trainium": _LESS_TUNED,
-    "trainium3": _LESS_TUNED,
+    "trainium3": {**_LESS_TUNED, "fp4": _LESS_TUNED["fp8"]},  # MXFP4 at the MXFP8 rate
     "tpu": {
         ANY_PRECISION: {"eta_bw": 0.75, "eta_c": 0.50, "t_overhead_s": 0.002},
         **_precision_layers(0.50, 0.40, 0.30),

@@ -217,3 +217,56 @@ def test_throughput_bad_year_and_bad_scenario(run_cli, tmp_path: Path) -> None:
     assert code == 2 and "outside the scenario horizon" in err
     code, _, err = run_cli("throughput", tmp_path / "none.yaml")
     assert code == 2
+
+
+def test_perf_check_names_what_is_served_never_a_precision_without_units(
+    run_cli, tmp_path: Path
+) -> None:
+    """A row measured "fp4" on H100 (no fp4 units) is predicted as w4a8 and shown so, in the
+    table and in the worst-row label; a native pair keeps its precision."""
+    bench = tmp_path / "bench.csv"
+    bench.write_text(
+        "hardware,model,precision,input_tokens,output_tokens,tokens_per_s_per_accelerator\n"
+        "h100-hgx,llama-3.1-70b,fp4,1000,1000,100\n"
+        "b200-hgx,llama-3.1-70b,fp4,1000,1000,9000\n",
+        encoding="utf-8",
+    )
+    code, out, err = run_cli("perf-check", bench, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [r["precision"] for r in document["rows"]] == ["w4a8", "fp4"]
+    assert document["summary"]["worst_row"] == "h100-hgx llama-3.1-70b w4a8 (line 2)"
+    code, out, _ = run_cli("perf-check", bench, "--format", "table")
+    assert code == 0 and "w4a8" in out
+
+
+MOE = DATA / "moe-serving-reference.csv"
+
+
+def test_calibrate_then_check_both_files_meets_dense_and_moe_targets(
+    run_cli, tmp_path: Path
+) -> None:
+    """The README's figures as a user gets them: `planner calibrate` on both data files,
+    then `perf-check` on both with that calibration: median ≤ 10% on the dense rows and
+    ≤ 20% on the MoE rows, reported apart; rows say which file they come from."""
+    calibration = tmp_path / "both.yaml"
+    code, _, err = run_cli("calibrate", MLPERF, MOE, "--out", calibration)
+    assert code == 0, err
+    code, out, err = run_cli(
+        "perf-check", MLPERF, MOE, "--calibration", calibration, "--format", "json"
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    assert {r["file"] for r in document["rows"]} == {MLPERF.name, MOE.name}
+    dense, moe = document["dense"], document["moe"]
+    print(f"dense {dense['median_abs_pct_error']:.1f}%, MoE {moe['median_abs_pct_error']:.1f}%")
+    assert (dense["rows"], moe["rows"], document["summary"]["rows"]) == (6, 12, 18)
+    assert dense["median_abs_pct_error"] <= 10.0 and moe["median_abs_pct_error"] <= 20.0
+    code, out, _ = run_cli("perf-check", MLPERF, MOE, "--calibration", calibration)
+    assert code == 0 and "dense rows: median" in out and "MoE rows: median" in out
+
+
+def test_perf_check_out_takes_one_file(run_cli, tmp_path: Path) -> None:
+    code, _, err = run_cli("perf-check", MLPERF, MOE, "--out", tmp_path / "checked.csv")
+    assert code == 2 and "--out" in err and "2 BENCH.csv files" in err
+    assert not (tmp_path / "checked.csv").exists()

@@ -180,3 +180,36 @@ def test_training_only_scenario_has_an_empty_curves_sheet() -> None:
     ws = build_workbook(plan(scenario), scenario, curves=curves).workbook["Curves"]
     assert ws["A2"].value == "No serving workloads."
     assert not ws.tables and not ws._charts
+
+
+NON_NATIVE = """\
+name: non-native
+horizon: {start: 2026, years: 1}
+finance: {network_and_storage: false, availability: 1.0}
+sites: [{name: dc, power_cap_mw: 20}]
+hardware: [{id: h100-hgx}, {id: b200-hgx}]
+models: [{id: llama-3.1-70b}]
+inference:
+  - {name: chat, model: llama-3.1-70b, precision: fp4, tokens_per_day: 1.0e9}
+solver: {mip_gap: 0.01, time_limit_s: 30}
+"""
+
+
+def test_no_sheet_shows_a_precision_the_part_has_no_units_for(tmp_path: Path) -> None:
+    """An fp4 workload: H100 (no fp4 units) serves it as w4a8, and no row of any sheet
+    that names h100-hgx says fp4; B200 rows say fp4 (Throughput inference, Curves)."""
+    path = tmp_path / "non-native.yaml"
+    path.write_text(NON_NATIVE, encoding="utf-8")
+    scenario = load_scenario(path)
+    book = build_workbook(plan(scenario), scenario, curves=scenario_curves(scenario))
+    shown: dict[str, set[str]] = {"h100-hgx": set(), "b200-hgx": set()}
+    for ws in book.workbook.worksheets:
+        for row in ws.iter_rows(values_only=True):
+            cells = {str(v) for v in row if v is not None}
+            for hardware, sheets in shown.items():
+                if hardware in cells:
+                    assert hardware != "h100-hgx" or "fp4" not in cells, (ws.title, row)
+                    if {"fp4", "w4a8"} & cells:
+                        sheets.add(ws.title)
+    assert {"Throughput inference", "Curves"} <= shown["h100-hgx"]
+    assert {"Throughput inference", "Curves"} <= shown["b200-hgx"]

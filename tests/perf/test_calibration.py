@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -234,6 +235,23 @@ def test_moe_reference_is_a_benchmark_file_with_its_notes() -> None:
     production = bench.rows[5]  # DeepSeek's production decode: SLO 21 tok/s/user
     assert production.case.slo_tokens_per_s_per_user == 21.0
     assert production.case.mean_decode_context == 3600 + 1000 / 2
+
+
+HELD_OUT = ("v5.1", "inferencex", "inferencemax", "semianalysis")
+"""Kept as independent checks, never calibration or test data (issue 12)."""
+
+
+@pytest.mark.parametrize("path", [MLPERF, MOE_REFERENCE])
+def test_calibration_rows_cite_a_dated_source_and_no_held_out_data(path: Path) -> None:
+    """Every row names its source with a publication date (``same`` repeats the row
+    above's); none comes from MLPerf Inference v5.1 or SemiAnalysis InferenceX."""
+    source = ""
+    for row in read_benchmarks(path).rows:
+        cell = row.cells["source"]
+        source = source if cell.startswith("same") else cell
+        assert re.search(r"\b20\d\d-\d\d-\d\d\b", source), (row.line, source)
+        text = " ".join(row.cells.values()).lower()
+        assert not any(name in text for name in HELD_OUT), (row.line, text)
 
 
 def test_shipped_calibration_meets_dense_and_moe_targets() -> None:
