@@ -49,13 +49,14 @@ each period's start, so the later sub-periods fall short; under ``peak_average``
 plan meets each period's end peak with the fleet at its end and the previous
 period's end with the fleet at its start, and both fleet and peaks move inside the
 period as the deliveries module says (fleet linear, demand convex), so it meets every
-sub-period's peak too — provided the units free for inference do not fall across a
-period boundary. They can: training holds its units for a whole period and rentals
-change at period starts, so where a plan puts more units of a type on training in t than
-in t − 1 (or rents fewer), the start of t has fewer free units than the end of t − 1
-while t's purchases are still arriving. The model has no row for that instant; this
-check is what finds it (a quarterly baseline checked by month: 7 of 156 workload-months
-short, worst agentic 22% in 2026-04, as training on h100-hgx steps up).
+sub-period's peak too. The units free for inference may fall across a period boundary
+(training holds its units for a whole period and rentals change at period starts, so
+where a plan puts more units of a type on training in t than in t − 1, or rents fewer,
+the start of t has fewer free units than the end of t − 1 while t's purchases are still
+arriving); the start rows of :mod:`planner.optimize.constraints.period_start` hold
+that instant, so the check passes there too (a quarterly baseline checked by month was
+short in 7 of 156 workload-months before them, worst agentic 22% in 2026-04; now in
+none).
 """
 
 from __future__ import annotations
