@@ -67,7 +67,8 @@ def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
 
 def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
     """The NPV ($2,856,871,700 on baseline) prints as $2.86B; a credit keeps its sign.
-    (Was $2.85B before the start rows of delivered-through periods; $4.63B before the catalog's 20 %/yr price decline; $3,466,219,145, $3.47B,
+    (Was $2.85B before the start rows of delivered-through periods; $4.63B before the
+    catalog's 20 %/yr price decline; $3,466,219,145, $3.47B,
     before peak_average, with deliveries through each period, became the default.)
 
     (Was $3.12B before network and storage were counted with each unit by default;
