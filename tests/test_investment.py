@@ -21,6 +21,7 @@ from planner.economics.revenue import (
 from planner.pipeline import plan
 from planner.results import Plan
 from planner.results.checker import check_plan
+from planner.results.investment import profit_stream
 from planner.scenario import load_scenario
 
 HERE = Path(__file__).resolve().parent / "scenarios"
@@ -142,3 +143,21 @@ def test_run_prints_payback_with_its_convention(run_cli, tmp_path: Path) -> None
         "excluded, stays ≥ 0)" in text
     )
     assert "$-0" not in text
+
+
+def test_the_irr_books_capex_where_the_npv_pays_it() -> None:
+    """tests/scenarios/priced_growth.yaml: the 2027 purchases arrive through 2027, so
+    their capex is paid (and discounted) at 2027.5; the IRR's stream books it there,
+    so its NPV at the wacc is the NPV of profit and the IRR is the root of that stream."""
+    result = plan(load_scenario(HERE / "priced_growth.yaml"))
+    t, head = result.tables, result.headline
+    periods = t["periods"].set_index("period")
+    assert periods.loc["2027", "capex_paid_at_year"] == 2027.5
+    assert periods.loc["2026", "capex_paid_at_year"] == 2026.0  # the opening year
+    flows = profit_stream(t["revenue"], t["costs"], t["periods"])
+    capex_2027 = float(t["costs"].query("period == '2027' and category == 'capex'")["usd"].sum())
+    assert capex_2027 > 0 and flows[1.5] == pytest.approx(-capex_2027, rel=1e-12)
+    assert stream_npv(0.10, flows) == pytest.approx(head["npv_profit_usd"], rel=1e-9)
+    assert head["irr"] is not None and stream_npv(head["irr"], flows) == pytest.approx(
+        0.0, abs=1e-3
+    )

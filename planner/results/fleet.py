@@ -13,12 +13,16 @@ from planner.economics import (
     maintenance_usd_per_unit_year,
 )
 from planner.optimize.data import Key, ModelData, PeriodLabel
+from planner.optimize.data.deliveries import ARRIVAL_SHARE
 from planner.optimize.extract import Solution
 from planner.results.sales import purchased_units_held, sold_by_purchase
 from planner.results.tables import WHEN, frame, vintage_label, when
 
 
 def periods_table(d: ModelData) -> pd.DataFrame:
+    """One row per period: its start, length and discount factor (at its start), and
+    ``capex_paid_at_year``, the instant its capex payments are discounted at (its
+    middle when its purchases arrive through it, else its start)."""
     return frame(
         [
             {
@@ -27,10 +31,12 @@ def periods_table(d: ModelData) -> pd.DataFrame:
                 "start_year": p.start,
                 "length_years": p.length_years,
                 "discount_factor": d.discount_factor[p.label],
+                "capex_paid_at_year": p.start
+                + (ARRIVAL_SHARE * p.length_years if p.label in d.ramp_periods else 0.0),
             }
             for p in d.periods
         ],
-        [*WHEN, "start_year", "length_years", "discount_factor"],
+        [*WHEN, "start_year", "length_years", "discount_factor", "capex_paid_at_year"],
     )
 
 

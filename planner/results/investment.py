@@ -91,16 +91,23 @@ def investment_table(revenue: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame
 def profit_stream(
     revenue: pd.DataFrame, costs: pd.DataFrame, periods: pd.DataFrame
 ) -> dict[float, float]:
-    """Cash flows ``{years from the horizon start: USD}``: each period's revenue less its
-    cash costs at the period start, the residual credit at the horizon end."""
+    """Cash flows ``{years from the horizon start: USD}``, each booked where the NPV
+    discounts it: a period's revenue and cash costs at its start, its capex at the
+    instant it is paid (``capex_paid_at_year``: the period's middle when its purchases
+    arrive through it), the residual credit at the horizon end. So the stream's NPV at
+    the wacc is the NPV of profit, and the IRR is the rate that makes that NPV zero."""
     start = float(periods["start_year"].iloc[0])
     end = float(periods["start_year"].iloc[-1] + periods["length_years"].iloc[-1]) - start
     starts = zip(periods["period"], periods["start_year"], strict=True)
     at = {str(p): float(s) - start for p, s in starts}
+    paid_column = "capex_paid_at_year" if "capex_paid_at_year" in periods else "start_year"
+    paid = zip(periods["period"], periods[paid_column], strict=True)
+    paid_at = {str(p): float(s) - start for p, s in paid}
     flows: dict[float, float] = {}
     cash = costs[~costs["category"].str.startswith("penalty") & (costs["category"] != "residual")]
-    for period, usd in cash.groupby("period")["usd"].sum().items():
-        flows[at[str(period)]] = flows.get(at[str(period)], 0.0) - float(usd)
+    for (period, category), usd in cash.groupby(["period", "category"])["usd"].sum().items():
+        when = (paid_at if category == "capex" else at)[str(period)]
+        flows[when] = flows.get(when, 0.0) - float(usd)
     for period, usd in revenue.groupby("period")["revenue_usd"].sum().items():
         flows[at[str(period)]] = flows.get(at[str(period)], 0.0) + float(usd)
     residual = -float(costs.loc[costs["category"] == "residual", "usd"].sum())

@@ -69,6 +69,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "tests/scenarios/rental_spike.yaml",
         "tests/scenarios/sell_after_first_year.yaml",  # Sales sheet, resale_proceeds line
         "tests/scenarios/lead_time_order_ahead.yaml",  # capex paid at order, a year early
+        "tests/scenarios/priced_growth.yaml",  # an IRR with capex paid mid-year
     ],
 )
 def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):

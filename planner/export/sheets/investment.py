@@ -10,8 +10,9 @@ Layout (periods across, as on Costs, one column each from C, then a total):
   margin = revenue − operating cost, capex (Costs), cash flow = gross margin − capex,
   cumulative cash, residual credit (Costs, last period: book value, not cash);
 * returns: PV of revenue (× Costs' discount factors, named ``revenue_pv``), NPV of
-  profit = ``revenue_pv − npv_tco`` (named ``npv_profit``), IRR of the cash flows with
-  the residual at the horizon end (per period, annualised), and the payback year: the
+  profit = ``revenue_pv − npv_tco`` (named ``npv_profit``), IRR of the cash flows where
+  the NPV books them (capex paid mid-period on a half-period grid; see :func:`_irr`)
+  with the residual at the horizon end, annualised, and the payback year: the
   first period from which cumulative cash stays at or above zero.
 
 The planner's figures for every formula come from the Plan's ``revenue``, ``costs``
@@ -258,24 +259,54 @@ def _returns(book: Book, ws, at: dict, plan: Plan, labels, letters, revenue_row,
 
 
 def _irr(book: Book, ws, row: int, at: dict, plan: Plan, letters: list[str]) -> None:
-    """The IRR row: each period's cash flow, then the residual at the horizon end."""
-    total_col = FIRST_COL + len(letters)
-    end = get_column_letter(total_col)
-    book.text(ws, row, 1, "Cash flow for the IRR (last column: residual at the horizon end)")
-    flows = plan.tables["investment"]
+    """The IRR row: the cash flows where the NPV books them, then the IRR.
+
+    Without deliveries through the period each period's cash flow sits at its start
+    (one column a period) and the residual at the horizon end. With them a period whose
+    purchases arrive through it pays its capex at its middle (``capex_paid_at_year``),
+    so the row is a grid of half periods: at each start the cash flow with that capex
+    added back, at each middle the capex, at the end the residual; the IRR of the grid
+    is per half period, annualised. Either way it is the headline's IRR
+    (planner.results.investment.profit_stream)."""
+    periods = table(plan, "periods")
+    costs = table(plan, "costs")
+    rows = costs.to_dict("records")
+    capex = {r[PERIOD]: float(r["usd"]) for r in rows if r["category"] == "capex"}
+    labels = list(periods[PERIOD])
+    paid = periods.get("capex_paid_at_year", periods["start_year"])
+    middle = [float(m) > float(s) for m, s in zip(paid, periods["start_year"], strict=True)]
+    steps = 2 if any(middle) else 1
     cash = [book.expected[f"'{TITLE}'!${letter}${at['flow']}"] for letter in letters]
+    book.text(
+        ws,
+        row,
+        1,
+        "Cash flow for the IRR (last column: residual at the horizon end)"
+        if steps == 1
+        else "Cash flow for the IRR by half period (start: cash flow before capex paid at "
+        "the middle; middle: that capex; last column: residual at the horizon end)",
+    )
     for j, letter in enumerate(letters):
-        book.formula(ws, row, FIRST_COL + j, f"={letter}{at['flow']}", cash[j], cells.USD_SCALED)
-    residual = float(flows["residual_credit_usd"].sum())
-    book.formula(ws, row, total_col, f"={end}{at['residual']}", residual, cells.USD_SCALED)
+        col = FIRST_COL + steps * j
+        paid_mid = _costs_cell("capex", j) if middle[j] else None
+        start = f"={letter}{at['flow']}" + (f"+{paid_mid}" if paid_mid else "")
+        spent = capex[labels[j]] if middle[j] else 0.0
+        book.formula(ws, row, col, start, cash[j] + spent, cells.USD_SCALED)
+        if steps == 2:
+            mid = f"=-{paid_mid}" if paid_mid else "=0"
+            book.formula(ws, row, col + 1, mid, -spent + 0.0, cells.USD_SCALED)
+    last = FIRST_COL + steps * len(letters)
+    end = get_column_letter(FIRST_COL + len(letters))
+    residual = float(plan.tables["investment"]["residual_credit_usd"].sum())
+    book.formula(ws, row, last, f"={end}{at['residual']}", residual, cells.USD_SCALED)
     book.text(ws, row + 1, 1, "IRR (per year)")
     rate = plan.headline.get("irr")
     if rate is None:
         book.text(ws, row + 1, FIRST_COL, "n/a: the cash flows do not change sign exactly once")
         return
     per_year = int(plan.parameters.get("periods_per_year", 1))
-    span = f"{letters[0]}{row}:{end}{row}"
-    book.formula(ws, row + 1, FIRST_COL, f"=(1+IRR({span}))^{per_year}-1", rate, cells.PCT)
+    span = f"{get_column_letter(FIRST_COL)}{row}:{get_column_letter(last)}{row}"
+    book.formula(ws, row + 1, FIRST_COL, f"=(1+IRR({span}))^{steps * per_year}-1", rate, cells.PCT)
 
 
 def _payback(book: Book, ws, row: int, at: dict, plan: Plan, letters: list[str]) -> None:
