@@ -16,9 +16,10 @@ tiny hand scenarios (7-30 nonzeros) 1.1-1.5× high. With the load shape's lost-t
 rows (up to 10 nonzeros per workload-period) the shipped scenarios (687-883), M
 (14,783) and the wide ones of the tests lie between 0.96× and 1.08×, the tiny ones
 (20-26) 1.1-1.3× high. With the start rows of delivered-through periods (an inference
-assignment of p in the start row of the period after: three rows each) the shipped
-scenarios (772-1,053), M (17,698) and the wide ones (23,388-103,667) lie between 0.97×
-and 1.06×, the tiny ones 1.1-1.46× high. tests/hostile/test_model_bounds.py
+assignment of p in the start row of the period after, where training works: up to
+three rows each) the shipped scenarios (743-969), M (17,092) and the wide ones
+(22,638-102,158) lie between 1.01× and 1.10×, the tiny ones 1.1-1.46× high.
+tests/hostile/test_model_bounds.py
 holds it within 0.85×-1.15× (1.0×-1.5× for the tiny ones).
 """
 
@@ -42,7 +43,7 @@ build, and several GB in the solver. Raise the limit with ``planner run
 
 # Nonzeros per entry of each index set, fitted to the built models (see module doc):
 # an inference assignment sits in its pool's capacity row, its demand row and the next
-# period's start row (planner.optimize.constraints.period_start); a
+# period's start row where training works (planner.optimize.constraints.period_start); a
 # training assignment in its capacity row, its run's completion row and its big-M
 # link; an owned (hardware, site, period) in its fleet balance, power, budget, supply,
 # capacity and vendor-share rows and the purchase and stock variables.

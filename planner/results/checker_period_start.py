@@ -53,7 +53,8 @@ def start_units(plan: Plan) -> dict[tuple[str, str, str], float]:
 
 def check_period_start(plan: Plan) -> list[str]:
     """Work at each delivered-through period's start ≤ the units there (pooled per
-    hardware, and per owned site for training)."""
+    hardware where training works on it, and per owned site for training), as the
+    model's start rows are written (planner.optimize.constraints.period_start)."""
     if not plan.parameters.get("deliveries_through_period"):
         return []
     t = plan.tables
@@ -88,7 +89,14 @@ def check_period_start(plan: Plan) -> list[str]:
     for (period, h, _s), units in owned.items():
         pooled[(period, h)] += availability * units
     out = []
+    trains = {(period, h) for period, h, _s in site_training} | {
+        (str(r.period), r.hardware)
+        for r in t["assignment_training"].itertuples(index=False)
+        if str(r.period) in through and float(r.units) > 0
+    }
     for (period, h), need in sorted(work.items()):
+        if (period, h) not in trains:
+            continue  # the model writes the row where training works on h in t
         have = pooled.get((period, h), 0.0) + rented.get((period, h), 0.0)
         if not _at_most(need, have):
             out.append(

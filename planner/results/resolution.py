@@ -17,7 +17,8 @@ Notation, for a plan period t and a sub-period s ⊂ t:
 * x[w,k,h,t] units of hardware h the plan assigns to stream k in t (all sites and
   rentals), τ[w,k,h] tokens/s per unit it used, and the plan's own shares
   a[w,k,h] = x·τ / Σ_h' x·τ (a stream the plan serves on nothing has no shares).
-* U[h,s] = availability · owned units of h at the end of s + rented units of h in t −
+* U[h,s] = availability · owned units of h at the end of s + rented units of h in t (on
+  demand and committed) −
   units of h training in t: the units free for inference (training is taken to hold
   its units for the whole period). Owned units are the plan's for t, except with
   deliveries through the period (``peak_average``,
@@ -69,6 +70,7 @@ import pandas as pd
 
 from planner.errors import InputError, Problem
 from planner.perf.workloads import serving_workloads
+from planner.results.checker_procurement import rented_with_commitments
 from planner.results.plan import Plan
 from planner.scenario.periods import PERIODS_PER_YEAR, Period, make_periods, peak_rate_in
 from planner.scenario.schema import Scenario
@@ -186,8 +188,8 @@ def free_units(plan: Plan, through: float = 1.0) -> dict[str, dict[str, float]]:
     free: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in plan.tables["fleet"].itertuples(index=False):
         free[row.period][row.hardware] += availability * owned_at(row, through)
-    for row in plan.tables["rentals"].itertuples(index=False):
-        free[row.period][row.hardware] += row.units
+    for (period, h), units in rented_with_commitments(plan.tables["rentals"], plan).items():
+        free[period][h] += units  # on demand and committed
     for row in plan.tables["assignment_training"].itertuples(index=False):
         free[row.period][row.hardware] -= row.units
     return {t: {h: max(u, 0.0) for h, u in pools.items()} for t, pools in free.items()}

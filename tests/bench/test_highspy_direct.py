@@ -36,19 +36,19 @@ def test_it_measures_the_planner_s_own_model() -> None:
     scenario = load_scenario(BASELINE)
     figures, model, arrays = direct.measure(build_data(scenario, *throughput(scenario)))
     size = model_size(model)
-    # The baseline's 237 variables and 229 rows (tests/optimize/test_optimize_model.py);
-    # 747 nonzeros (551 before DeepSeek-V3 became servable on h100: 7 more x_inf; 565
+    # The baseline's 237 variables and 228 rows (tests/optimize/test_optimize_model.py);
+    # 743 nonzeros (551 before DeepSeek-V3 became servable on h100: 7 more x_inf; 565
     # before the load shape's 13 lost_inf and 61 lost-tokens rows of 2 nonzeros each;
-    # 687 before the 15 start rows of delivered-through years).
-    assert (figures.columns, figures.rows, figures.nonzeros) == (237, 229, 747)
-    assert (size["variables"], size["constraints"]) == (237, 229)
+    # 687 before the 14 start rows of delivered-through years).
+    assert (figures.columns, figures.rows, figures.nonzeros) == (237, 228, 743)
+    assert (size["variables"], size["constraints"]) == (237, 228)
     # buy (36) and kept (3) first, then installed (36) and rent (6), then y (21).
     assert list(arrays.integers) == [*range(39), *range(81, 102)]
     assert figures.build_seconds > 0 and figures.read_seconds > 0 and figures.pass_seconds > 0
     assert figures.planner_handoff_seconds == figures.read_seconds + figures.pass_seconds
-    # 9 arrays: 237 columns x 3 doubles, 229 rows x 2 doubles, 230 + 747 int32 starts
-    # and indices, 747 doubles, 60 int32 integer columns.
-    expected = (237 * 3 * 8 + 229 * 2 * 8 + (230 + 747) * 4 + 747 * 8 + 60 * 4) / 2**20
+    # 9 arrays: 237 columns x 3 doubles, 228 rows x 2 doubles, 229 + 743 int32 starts
+    # and indices, 743 doubles, 60 int32 integer columns.
+    expected = (237 * 3 * 8 + 228 * 2 * 8 + (229 + 743) * 4 + 743 * 8 + 60 * 4) / 2**20
     assert figures.array_mib == pytest.approx(expected)
 
 
@@ -57,5 +57,5 @@ def test_the_bare_arrays_and_the_planner_reach_the_same_lp_optimum(
 ) -> None:
     assert direct.main([str(BASELINE)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("237 columns, 229 rows, 747 nonzeros")
+    assert out.startswith("237 columns, 228 rows, 743 nonzeros")
     assert "objective: bare arrays 2,852.860438, planner 2,852.860438 (USD M)" in out

@@ -72,11 +72,9 @@ CONSTRAINTS = {
     "training_whole_cluster": 0,
     # start rows of the delivered-through quarters (all but 2026Q1, the first; 2028Q1,
     # the rollouts' first; 2029Q1 and 2031Q1, where cohorts delivered at a quarter's
-    # start end their lives): a type that trains or is rented then. The 2 rented types
-    # in the 10 such quarters outside the runs' windows (20), the 11 types that train
-    # or are rented in 2028-2029's 6 (66; tpu-v6e trains only in 2030) and all 12 in
-    # 2030's 4 (48)
-    "period_start": 134,
+    # start end their lives): a type that may train then. The 11 types that may train in
+    # 2028-2029's 6 (66; tpu-v6e trains only in 2030) and all 12 in 2030's 4 (48)
+    "period_start": 114,
     # one per owned training place in those quarters: 22 in 2028-2029's 6, 24 in 2030's 4
     "training_period_start": 228,
     "demand": 244,  # one per unmet_inf (colocated serving: output rows only)
@@ -126,5 +124,5 @@ def test_m_model_size(model: pyo.ConcreteModel) -> None:
     assert model_size(model) == {
         "variables": sum(VARIABLES.values()),  # 5,097
         "integer_variables": INTEGER,
-        "constraints": sum(CONSTRAINTS.values()),  # 3,619
+        "constraints": sum(CONSTRAINTS.values()),  # 3,599
     }

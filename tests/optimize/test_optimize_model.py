@@ -37,14 +37,14 @@ EXPECTED_SIZES = {
     # Now 237 / 214: + 13 lost_inf (tokens lost under the load shape, one per unmet_inf)
     # and 61 lost_tokens rows: 5 per workload-year of chat (p2a 1.5) and agentic (1.3),
     # 4 chords + the linear part, 1 for the rollouts (flat, p2a 1: lost = unmet).
-    # Now 229: + 15 start rows of the delivered-through years 2027, 2028 and 2030 (2029
-    # and 2031 are opening years: the h100 cohort's life ends, the rollouts begin, the
-    # 2026 purchases' lives end): the pre-training run's 2 years on the 6 types it may
-    # train on (12), h200 in 2030 (rented in 2029), and h200's own place at texas in
-    # 2027 and 2028 (2 per-site training rows).
-    "baseline": {"variables": 237, "integer_variables": 60, "constraints": 229},
+    # Now 228: + 14 start rows of the delivered-through years 2027 and 2028 (2030 is one
+    # too, but nothing trains then; 2029 and 2031 are opening years: the h100 cohort's
+    # life ends, the rollouts begin, the 2026 purchases' lives end): the pre-training
+    # run's 2 years on the 6 types it may train on (12), and h200's own place at texas
+    # in 2027 and 2028 (2 per-site training rows).
+    "baseline": {"variables": 237, "integer_variables": 60, "constraints": 228},
     # Same sets as the baseline: only the power caps differ.
-    "power_constrained": {"variables": 237, "integer_variables": 60, "constraints": 229},
+    "power_constrained": {"variables": 237, "integer_variables": 60, "constraints": 228},
     # 9 hardware (MI325X, two TPUs and Trainium2 added, GB300 dropped). TPU and Trainium
     # are cloud-only (offers catalog): rented on demand or committed for 1 or 3 years,
     # never bought. Variables 331 = 36 buy + 3 kept + 36 installed + 24 rent (h200, two
@@ -55,10 +55,9 @@ EXPECTED_SIZES = {
     # Now 333 / 67 / 174: TPU v6e has no fp8 units, so the two fp8 runs cannot train on
     # it (y 28, x_train and cluster links 37); DeepSeek-V3 is servable on h100 over
     # several nodes (x_inf 117). Now 346 / 235: the baseline's 13 lost_inf and 61
-    # lost_tokens rows (the same workloads). Now 259: 24 start rows (the pre-training
-    # run's 2 years on its 9 types, h200 and the 3 cloud-only types in 2030, and h200 at
-    # texas in 2027 and 2028).
-    "vendor_shootout": {"variables": 346, "integer_variables": 67, "constraints": 259},
+    # lost_tokens rows (the same workloads). Now 253: 18 start rows (the pre-training
+    # run's 2 years on the 8 types it may train on, and h200 at texas in 2027 and 2028).
+    "vendor_shootout": {"variables": 346, "integer_variables": 67, "constraints": 253},
 }
 
 

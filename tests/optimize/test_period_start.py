@@ -76,3 +76,25 @@ def test_quarterly_baseline_meets_every_month() -> None:
     assert len(check) == 156
     assert check["meets"].all(), check[~check["meets"]]
     assert check_plan(plan) == []
+
+
+def test_a_switch_between_rented_types_at_a_year_s_start_is_allowed() -> None:
+    """tests/scenarios/rental_switch.yaml: h100 rented in 2026, h200 (cheap from 2027) in
+    2027; the plan is the one the model finds without the start rows at all."""
+    path = ROOT / "tests" / "scenarios" / "rental_switch.yaml"
+    result = api.plan(api.load(path))
+    rented = result.tables["rentals"]
+    by_year = {(str(r.period), r.hardware) for r in rented.itertuples(index=False) if r.units > 0}
+    assert by_year == {("2026", "h100-hgx"), ("2027", "h200-hgx")}
+    assert check_plan(result) == []
+    scenario = api.load(path)
+    assert resolution_check(result, scenario, 12)["meets"].all()
+
+
+def test_committed_rentals_count_in_the_resolution_check() -> None:
+    """commitment_steady.yaml serves everything on 3-year commitments: every month meets."""
+    scenario = api.load(ROOT / "tests" / "scenarios" / "commitment_steady.yaml")
+    result = api.plan(scenario)
+    assert result.tables["rentals"]["units"].sum() == pytest.approx(0.0, abs=1e-6)
+    check = resolution_check(result, scenario, 12)
+    assert len(check) == 36 and check["meets"].all()

@@ -30,8 +30,16 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
 
     With the end-of-period rows, these make every instant inside t feasible: the fleet
     is linear from t's start to its end and the demand convex (the argument of
-    :mod:`planner.optimize.data.deliveries`). A row is written only where it can bind:
-    where units leave at t's start, training works on h in t, or h is rented in p or t.
+    :mod:`planner.optimize.data.deliveries`). A row is written where training works
+    on h in t or units leave at t's start. It is conservative: p's inference on h is
+    taken to stay on h at t's start, though it could move to other hardware there (a
+    plan switching a workload from h to newly rented hardware at t's start while
+    training steps up on h is refused). Not held: a rental or a switch between rented
+    types at t's start with no training on h (rentals held for whole periods change
+    there; p's assignment may not fit t's rentals), and a training run with
+    ``duration_days``, which counts at its average occupancy of t (as in the capacity
+    rows), not its whole cluster at the instant it starts; ``--resolution-check`` and
+    the checker hold the rows as written.
     """
     x_inf, x_train = var.x_inf, var.x_train
     active = set(d.demand_index)
@@ -52,10 +60,9 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
                 if (w, t) in active
             ]
             sites = by_place.get((h, t), [])
-            rented = (h, t) in rent_keys or (h, p) in rent_keys
             leaves = any(units[(h, s, t)][1] or units[(h, s, t)][3] for s in sites)
-            if not (train or inf) or not (train or rented or leaves):
-                continue  # the end of p's capacity row already holds it
+            if not (train or leaves):
+                continue  # nothing steps up or leaves on h at t's start
             terms: list[Term] = [*train, *inf]
             for s in sites:
                 terms += _start_units(d, var, h, s, t, -d.availability)
