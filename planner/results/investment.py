@@ -28,8 +28,19 @@ from planner.economics.returns import irr, payback_year
 from planner.results.costs import RESALE
 from planner.results.tables import frame
 
-OPERATING_CATEGORIES = ("rent", "energy", "facility", "maintenance")
-"""Cost categories that are running (operating) cash costs; capex is the investment."""
+OPERATING_CATEGORIES = (
+    "rent",
+    "energy",
+    "facility",
+    "maintenance",
+    "commitment",
+    "datacenter_om",
+    "datacenter_lease",
+)
+"""Cost categories that are running (operating) cash costs, procurement's included
+(committed rentals, O&M of built datacenter capacity, leases)."""
+CAPEX_CATEGORIES = ("capex", "datacenter_capex")
+"""Cost categories that are the investment: purchases and datacenter builds."""
 
 INVESTMENT_COLUMNS = [
     "year",
@@ -69,7 +80,7 @@ def investment_table(revenue: pd.DataFrame, costs: pd.DataFrame) -> pd.DataFrame
 
         income = float(earned.get(y, 0.0))
         operating = sum(category(c) for c in OPERATING_CATEGORIES)
-        capex = category("capex") + category(RESALE)  # net of early sales' proceeds
+        capex = sum(category(c) for c in CAPEX_CATEGORIES) + category(RESALE)  # net of sales
         flow = income - operating - capex
         cumulative += flow
         rows.append(
@@ -121,7 +132,7 @@ def cumulative_by_period(
 ) -> list[tuple[int, float]]:
     """(year, cumulative cash at the period's end) per period in time order: revenue less
     capex and operating costs, the residual excluded (it is not cash)."""
-    cash = costs[costs["category"].isin(("capex", RESALE, *OPERATING_CATEGORIES))]
+    cash = costs[costs["category"].isin((*CAPEX_CATEGORIES, RESALE, *OPERATING_CATEGORIES))]
     spent = cash.groupby("period")["usd"].sum()
     earned = revenue.groupby("period")["revenue_usd"].sum()
     out = []

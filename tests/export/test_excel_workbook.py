@@ -323,3 +323,37 @@ def test_summary_description_wraps(book: openpyxl.Workbook) -> None:
     assert len(cell.value) == 199
     assert ws.row_dimensions[row].height == 45.0
     assert ws.column_dimensions["B"].width == 70
+
+
+@pytest.mark.parametrize(
+    ("name", "price"),
+    [
+        ("tests/scenarios/datacenter_build.yaml", 0.5),  # built MW: capex and O&M
+        ("tests/scenarios/lease_or_build.yaml", 0.5),  # leased kW
+        ("tests/scenarios/commitment_steady.yaml", 0.5),  # committed rentals only
+        ("tests/scenarios/sell_after_first_year.yaml", None),  # resale proceeds
+    ],
+)
+def test_the_workbook_npv_and_cash_flow_are_the_plan_s(name: str, price: float | None) -> None:
+    """Procurement costs (commitments, datacenter builds and leases) are rows of the
+    Costs sheet and of the Investment sheet's cash, so the workbook's NPV and cash flow
+    are the plan's (before, commitment_steady's workbook NPV was $0 against $895,426)."""
+    scenario = load_scenario(REPO / name)
+    if price is not None:  # a price on every workload: the Investment sheet's cash rows
+        priced = [w.model_copy(update={"price_usd_per_mtok": price}) for w in scenario.inference]
+        scenario = scenario.model_copy(update={"inference": priced})
+    result = plan(scenario)
+    built = build_workbook(result, scenario)
+    names = built.workbook.defined_names
+    npv = built.expected[str(names["npv_tco"].attr_text)]
+    assert npv == pytest.approx(result.headline["npv_cost_usd"], rel=1e-9)
+    if price is None:
+        return
+    flows = result.tables["investment"]["cash_flow_usd"].tolist()
+    ws = built.workbook["Investment"]
+    label = "Cash flow (gross margin − capex)"
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
+    letters = [ws.cell(row, 3 + j).column_letter for j in range(len(flows))]
+    cash = [built.expected[f"'Investment'!${letter}${row}"] for letter in letters]
+    assert cash == pytest.approx(flows, rel=1e-9, abs=1e-6)
+    assert result.tables["investment"]["operating_cost_usd"].sum() > 0

@@ -36,6 +36,7 @@ from planner.export.sheets.book import (
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
+from planner.results.procurement import PROCUREMENT_CATEGORIES
 
 TITLE = "Costs"
 LABELS = {
@@ -48,7 +49,14 @@ LABELS = {
     "resale_proceeds": "Resale proceeds of units sold early (credit)",
     "penalty_unmet_inference": "Penalty: unmet inference demand",
     "penalty_unmet_training": "Penalty: unmet training work",
+    "commitment": "Committed rentals (the plan's amounts)",
+    "datacenter_capex": "Datacenter build capex (the plan's amounts)",
+    "datacenter_om": "Datacenter O&M of built capacity (the plan's amounts)",
+    "datacenter_lease": "Datacenter leases (the plan's amounts)",
 }
+PLAN_AMOUNTS = PROCUREMENT_CATEGORIES
+"""Categories with no detail sheet to sum: the Costs sheet writes the plan's amounts
+(discounted from the period start, as the plan does) and counts them in every total."""
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
 # Detail table and column summed into each category (residual is handled apart).
 SOURCES = {
@@ -70,12 +78,16 @@ TOTAL_FONT = Font(bold=True)
 
 
 def sheet_categories(plan: Plan) -> tuple[str, ...]:
-    """The category rows of the sheet: the fleet's, and resale proceeds right after the
-    residual when the plan sold units early (the rows above keep their places)."""
-    if not has_sales(plan):
-        return COST_CATEGORIES
+    """The category rows of the sheet: the fleet's, resale proceeds right after the
+    residual when the plan sold units early, and the procurement categories the plan
+    has (commitments, datacenter builds and leases) before the penalties (the rows
+    above keep their places; the penalties stay last)."""
     after = COST_CATEGORIES.index("residual") + 1
-    return (*COST_CATEGORIES[:after], RESALE, *COST_CATEGORIES[after:])
+    costs = plan.tables["costs"]
+    present = set(costs.loc[costs["usd"] != 0, "category"])
+    extra = tuple(c for c in PROCUREMENT_CATEGORIES if c in present)
+    credits = (RESALE,) if has_sales(plan) else ()
+    return (*COST_CATEGORIES[:after], *credits, *extra, *COST_CATEGORIES[after:])
 
 
 def pv_row(categories: tuple[str, ...]) -> int:
@@ -278,6 +290,9 @@ def _cash_block(
                     usd,
                     cells.USD_SCALED,
                 )
+                continue
+            if category in PLAN_AMOUNTS:
+                book.value(ws, row, col, usd, cells.USD_SCALED)
                 continue
             table, column, key = SOURCES[category]
             source = book.tables[table]

@@ -27,20 +27,21 @@ from openpyxl.utils import get_column_letter
 
 from planner.export import cells
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, criterion, sum_where, table
-from planner.export.sheets.costs import CASH_ROW, FACTOR_ROW
+from planner.export.sheets.costs import CASH_ROW, FACTOR_ROW, sheet_categories
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
-from planner.results.investment import OPERATING_CATEGORIES
+from planner.results.investment import CAPEX_CATEGORIES, OPERATING_CATEGORIES
 from planner.units import MTOK
 
 TITLE = "Investment"
 FIRST_COL = 3  # periods from column C (A: measure, B: workload or run)
 
 
-def _costs_cell(category: str, j: int) -> str:
-    """Costs' cash cell of ``category`` in the ``j``-th period (periods from column B)."""
-    return f"'Costs'!{get_column_letter(2 + j)}{CASH_ROW + COST_CATEGORIES.index(category)}"
+def _costs_cell(category: str, j: int, categories: tuple[str, ...] = COST_CATEGORIES) -> str:
+    """Costs' cash cell of ``category`` in the ``j``-th period (periods from column B);
+    ``categories``: the sheet's rows (:func:`planner.export.sheets.costs.sheet_categories`)."""
+    return f"'Costs'!{get_column_letter(2 + j)}{CASH_ROW + categories.index(category)}"
 
 
 def _resale_cell(j: int) -> str:
@@ -158,18 +159,24 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
     row = _section(book, ws, row, "Cash (USD)")
     costs = table(plan, "costs")
     usd = {(r[PERIOD], r["category"]): float(r["usd"]) for r in costs.to_dict("records")}
-    operating = [sum(usd[(t, c)] for c in OPERATING_CATEGORIES) for t in labels]
+    rows = sheet_categories(plan)
+    running_rows = [c for c in OPERATING_CATEGORIES if c in rows]
+    capex_rows = [c for c in CAPEX_CATEGORIES if c in rows]
+    operating = [sum(usd[(t, c)] for c in running_rows) for t in labels]
     sold = has_sales(plan)  # capex net of the proceeds of units sold early
-    capex = [usd[(t, "capex")] + (usd[(t, RESALE)] if sold else 0.0) for t in labels]
+    capex = [
+        sum(usd[(t, c)] for c in capex_rows) + (usd[(t, RESALE)] if sold else 0.0) for t in labels
+    ]
     flow = [e - o - c for e, o, c in zip(earned, operating, capex, strict=True)]
     cumulative = list(accumulate(flow))
     residual = [-usd[(t, "residual")] + 0.0 for t in labels]
     names = ("operating", "margin", "capex", "flow", "cumulative", "residual")
     at = {name: row + i for i, name in enumerate(names)}
     texts = (
-        "Operating cost (rent, energy, facility, maintenance)",
+        "Operating cost (" + ", ".join(c.replace("_", " ") for c in running_rows) + ")",
         "Gross margin (revenue − operating cost)",
-        "Capex (purchases, less resale proceeds)" if sold else "Capex (purchases)",
+        ("Capex (purchases, datacenter builds" if len(capex_rows) > 1 else "Capex (purchases")
+        + (", less resale proceeds)" if sold else ")"),
         "Cash flow (gross margin − capex)",
         "Cumulative cash",
         "Residual credit at the horizon end (book value, not cash)",
@@ -178,7 +185,7 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
         book.text(ws, at[name], 1, text)
     for j, letter in enumerate(letters):
         col = FIRST_COL + j
-        running = "+".join(_costs_cell(c, j) for c in OPERATING_CATEGORIES)
+        running = "+".join(_costs_cell(c, j, rows) for c in running_rows)
         book.formula(ws, at["operating"], col, f"={running}", operating[j], cells.USD_SCALED)
         book.formula(
             ws,
@@ -188,7 +195,8 @@ def _cash_rows(book: Book, ws, row: int, plan: Plan, labels, letters, revenue_ro
             earned[j] - operating[j],
             cells.USD_SCALED,
         )
-        spent = _costs_cell("capex", j) + (f"+{_resale_cell(j)}" if sold else "")
+        spent = "+".join(_costs_cell(c, j, rows) for c in capex_rows)
+        spent += f"+{_resale_cell(j)}" if sold else ""
         book.formula(ws, at["capex"], col, f"={spent}", capex[j], cells.USD_SCALED)
         book.formula(
             ws,
