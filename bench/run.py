@@ -253,9 +253,10 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         row["read_rows_s"] = figures.read_seconds
         row["direct_pass_s"] = figures.pass_seconds
         row["array_mib"] = figures.array_mib
-    overhead = row["build_s"] + row["handoff_s"]
+    overhead = row["build_s"] + (row["handoff_s"] or 0.0)
     row["overhead_vs_solve"] = overhead / row["solve_s"] if row["solve_s"] else None
-    row["handoff_vs_direct"] = row["handoff_s"] / row["direct_pass_s"]
+    handoff = row["handoff_s"]
+    row["handoff_vs_direct"] = None if handoff is None else handoff / row["direct_pass_s"]
     return row
 
 
