@@ -54,6 +54,11 @@ from planner.optimize.solvers.types import Rounding, SolveResult, SolverOptions,
 
 log = logging.getLogger("planner.optimize")
 
+PRIMAL_SIMPLEX = 4
+"""HiGHS's ``simplex_strategy`` for the primal simplex (1 is the dual, 0 its choice)."""
+CHOOSE_SIMPLEX = 0
+DUAL_SIMPLEX = 1
+
 
 def cap(unserved: float) -> float:
     """The held row's upper bound for a service value: :class:`CostWithServiceHeld`'s."""
@@ -129,9 +134,12 @@ class _Instance:
     def hold(self, upper: float) -> None:
         self.highs.changeRowBounds(self.row, -np.inf, upper)
 
-    def run(self, deadline: float | None, solver: str = "choose") -> bool:
+    def run(
+        self, deadline: float | None, solver: str = "choose", strategy: int = CHOOSE_SIMPLEX
+    ) -> bool:
         """One LP run; True when it ended optimal."""
         self.highs.setOptionValue("solver", solver)
+        self.highs.setOptionValue("simplex_strategy", strategy)
         # An LP run stops when the instance's run time, summed over all its runs (MILP
         # runs too), passes time_limit, unlike a MILP run (HiGHS 1.16): so the time
         # left goes on top of the run time so far.
@@ -140,6 +148,8 @@ class _Instance:
             self.highs.setOptionValue("time_limit", self.highs.getRunTime() + left)
         hs.run(self.bridge, self.options, None)
         self.highs.setOptionValue("solver", "choose")
+        self.highs.setOptionValue("simplex_strategy", CHOOSE_SIMPLEX)
+        log.debug("lexicographic lp-first: LP run ended %s", self.highs.getModelStatus())
         return bool(self.highs.getModelStatus() == hs.highspy().HighsModelStatus.kOptimal)
 
     def value(self) -> float:
@@ -176,12 +186,16 @@ def solve_lexicographic(
         hs.set_integrality(bridge, True)
         return None
     service_lp = one.value()
+    service_warm = (list(highs.getSolution().col_value), highs.getBasis())
     service_seconds = service_lp_seconds = time.perf_counter() - started
+    log.info("lexicographic lp-first: service LP %.6g in %.1f s", service_lp, service_seconds)
     started = time.perf_counter()
     one.serve_all(service_lp <= SERVICE_ABSOLUTE)
     one.hold(cap(service_lp))
     one.objective(one.cost)
-    if not one.run(deadline):
+    # The service LP's basis stays primal feasible (the new row holds at its optimum)
+    # but not dual feasible for the new objective: primal simplex from it.
+    if not one.run(deadline, "simplex", PRIMAL_SIMPLEX):
         log.info("lexicographic lp-first: the cost LP ended %s", highs.getModelStatus())
         hs.set_integrality(bridge, True)
         return None
@@ -190,14 +204,12 @@ def solve_lexicographic(
     row_dual = min(float(highs.getSolution().row_dual[one.row]), 0.0)
     relaxation_duals = hs.duals(model, bridge, duals) if duals else {}
     log.info(
-        "lexicographic lp-first: service LP %.6g in %.1f s, cost LP %.6g in %.1f s",
-        service_lp,
-        service_seconds,
+        "lexicographic lp-first: cost LP %.6g in %.1f s",
         cost_lp,
         time.perf_counter() - started,
     )
-    relaxation = list(highs.getSolution().col_value)
-    plan = _rounded(one, model, rounding, relaxation, service_lp, deadline)
+    cost_warm = (list(highs.getSolution().col_value), basis)
+    plan = _rounded(one, model, rounding, cost_warm, service_warm, service_lp, deadline)
     ints = bridge.integers
     highs.changeColsBounds(len(ints), ints, bridge.lower[ints], bridge.upper[ints])
     if plan is None:
@@ -217,7 +229,7 @@ def solve_lexicographic(
         bound = cost_lp + row_dual * (cap(service_value) - cap(service_lp))
         highs.setBasis(basis)
         one.hold(cap(service_value))
-        if one.run(deadline, "simplex"):
+        if one.run(deadline, "simplex", DUAL_SIMPLEX):
             bound = max(bound, one.value())
         else:
             log.info("lexicographic lp-first: bound re-solve %s", highs.getModelStatus())
@@ -279,42 +291,70 @@ def solve_lexicographic(
     return Lexicographic(result, service, service_lp, cost_lp)
 
 
+Warm = tuple[list[float], Any]
+"""An LP's column values and its basis."""
+
+
 def _rounded(
     one: _Instance,
     model: pyo.ConcreteModel,
     rounding: Rounding,
-    relaxation: list[float],
+    cost_warm: Warm,
+    service_warm: Warm,
     service_lp: float,
     deadline: float | None,
 ) -> tuple[float, float, list[float]] | None:
-    """Step 3: the cost LP's plan rounded up, else down, its whole decisions fixed;
-    (its service s_R, its cost c_R, its column values), or None if neither is feasible."""
-    bridge = one.bridge
-    ints = bridge.integers
+    """Step 3: a whole plan, (its service s_R, its cost c_R, its column values), or
+    None. First the cost LP's plan rounded (up, else down) with the service still held
+    at ``cap(s*)``: the cost LP's basis stays dual feasible when the integer columns
+    are fixed, so the dual simplex re-solves it warm. Where no rounding keeps that
+    service, the service LP's plan rounded, its service LP re-solved warm the same way
+    (s_R), then the cost LP with the row at ``cap(s_R)`` by primal simplex from there
+    (the service LP's solution meets the row)."""
+    highs = one.highs
     for up in (True, False):
-        hs.load(bridge, relaxation)
-        rounding(model, up)
-        whole = np.array([bridge.columns[j].value for j in ints], dtype=np.double)
-        plan = _fixed(one, whole, service_lp, deadline)
-        if plan is not None:
-            return plan
+        _fix(one, model, rounding, cost_warm, up)
+        one.objective(one.cost)
+        one.hold(cap(service_lp))
+        if one.run(deadline):
+            return one.value_service(), one.value(), list(highs.getSolution().col_value)
+    one.serve_all(False)
+    for up in (True, False):
+        _fix(one, model, rounding, service_warm, up)
+        one.objective(one.service)
+        one.hold(np.inf)
+        if not one.run(deadline):
+            continue
+        service_value = one.value()  # before the objective changes (that clears it)
+        one.objective(one.cost)
+        one.hold(cap(service_value))
+        if one.run(deadline, "simplex", PRIMAL_SIMPLEX):
+            return service_value, one.value(), list(highs.getSolution().col_value)
     return None
+
+
+def _fix(
+    one: _Instance, model: pyo.ConcreteModel, rounding: Rounding, warm: Warm, up: bool
+) -> None:
+    """The integer columns fixed at ``warm``'s values rounded (``up`` or down), the
+    basis set back to ``warm``'s."""
+    bridge, ints = one.bridge, one.bridge.integers
+    hs.load(bridge, warm[0])
+    rounding(model, up)
+    whole = np.array([bridge.columns[j].value for j in ints], dtype=np.double)
+    one.highs.setBasis(warm[1])
+    one.highs.changeColsBounds(len(ints), ints, whole, whole)
 
 
 def _fixed(
     one: _Instance, whole: np.ndarray, service_lp: float, deadline: float | None
 ) -> tuple[float, float, list[float]] | None:
-    """The integer columns fixed at ``whole``: the cost LP with the service held at
-    ``cap(service_lp)`` when that is still reachable, else the service LP (s_R) and
-    then the cost LP held at ``cap(s_R)``. (s_R, cost, column values), or None when
-    the fixed plan has no LP solution. Leaves the integer columns fixed and the
+    """The integer columns fixed at ``whole`` (a MILP's plan): the service LP (s_R)
+    and then the cost LP held at ``cap(s_R)``: (s_R, cost, column values), or None
+    when the fixed plan has no LP solution. Leaves the integer columns fixed and the
     objective the cost."""
     highs, ints = one.highs, one.bridge.integers
     highs.changeColsBounds(len(ints), ints, whole, whole)
-    one.objective(one.cost)
-    one.hold(cap(service_lp))
-    if one.run(deadline):  # the held service is still reachable: cost at once
-        return one.value_service(), one.value(), list(highs.getSolution().col_value)
     one.serve_all(False)
     one.hold(np.inf)
     one.objective(one.service)
@@ -324,7 +364,7 @@ def _fixed(
     if not done:
         return None
     one.hold(cap(service_value))
-    if one.run(deadline):
+    if one.run(deadline, "simplex", PRIMAL_SIMPLEX):
         return service_value, one.value(), list(highs.getSolution().col_value)
     return None
 
