@@ -15,9 +15,12 @@ unserved share) active, and solved in place:
    the NPV cost c; c* = min c over the relaxation with that row, the lexicographic
    LP optimum.
 3. **Rounding** (``rounding``, :func:`planner.optimize.strategy.round_plan`) of the
-   cost LP's plan, up, else down; with the whole decisions fixed, the service LP is
-   solved again (s_R ≥ s*: rounding down may serve less), then the cost LP with the
-   row at ``cap(s_R)``: the plan, cost c_R.
+   cost LP's plan, up, else down, with the service still held (dual simplex, warm from
+   the cost LP's basis); where no rounding keeps that service, the service LP's plan
+   rounded, its service LP re-solved warm (s_R ≥ s*), then the cost LP with the row
+   at ``cap(s_R)`` by primal simplex. When s_R > cap(s*), the service MILP runs from
+   that plan for half the time left (to ``service_gap``); a better plan it finds is
+   fixed and re-solved the same way. The plan: cost c_R.
 4. **Bound on cost**: when s_R is within the row's tolerance of s*, c* itself.
    Otherwise the cost LP with the row moved to ``cap(s_R)``, re-solved from step 2's
    basis (only a row bound moved, so the basis stays dual feasible: dual simplex);
