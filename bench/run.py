@@ -142,6 +142,7 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     from planner.optimize.objective import service_scale
     from planner.optimize.solvers.highs import new_highs
     from planner.pipeline import (
+        ONE_INSTANCE,
         ONE_STAGE,
         TWO_STAGES,
         lexicographic_status,
@@ -192,11 +193,16 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         # held, both inside the run's time limit.
         with Deadline(options.time_limit_s or float("inf")):
             result, solution, stage, service = min_cost(
-                data, options, serve_all_first=not args.two_stages
+                data,
+                options,
+                serve_all_first=not args.two_stages,
+                one_instance=not args.separate_stages,
             )
         row["strategy"] = stage["strategy"]
         path = stage.get("service_path")
-        row["service_path"] = {ONE_STAGE: "one", TWO_STAGES: "two"}.get(path, "one, two")
+        row["service_path"] = {ONE_STAGE: "one", TWO_STAGES: "two", ONE_INSTANCE: "instance"}.get(
+            path, "one, two"
+        )
         row["lost_s"] = stage.get("lost_seconds")
         row["build_s"] = stage["build_seconds"]
         row["handoff_s"] = stage["handoff_seconds"]
@@ -247,9 +253,10 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
         row["read_rows_s"] = figures.read_seconds
         row["direct_pass_s"] = figures.pass_seconds
         row["array_mib"] = figures.array_mib
-    overhead = row["build_s"] + row["handoff_s"]
+    overhead = row["build_s"] + (row["handoff_s"] or 0.0)
     row["overhead_vs_solve"] = overhead / row["solve_s"] if row["solve_s"] else None
-    row["handoff_vs_direct"] = row["handoff_s"] / row["direct_pass_s"]
+    handoff = row["handoff_s"]
+    row["handoff_vs_direct"] = None if handoff is None else handoff / row["direct_pass_s"]
     return row
 
 
@@ -270,6 +277,8 @@ def _child_command(size: str, args: argparse.Namespace) -> list[str]:
         command.append("--no-workbook")
     if args.two_stages:
         command.append("--two-stages")
+    if args.separate_stages:
+        command.append("--separate-stages")
     return command
 
 
@@ -310,6 +319,11 @@ def main(argv: list[str] | None = None) -> int:
         "--two-stages",
         action="store_true",
         help="what-if: straight to the two stages, without first trying to serve everything",
+    )
+    parser.add_argument(
+        "--separate-stages",
+        action="store_true",
+        help="what-if: under lp-first, each stage its own build and HiGHS instance",
     )
     parser.add_argument("--threads", type=int, help="HiGHS threads")
     parser.add_argument(

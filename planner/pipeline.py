@@ -51,7 +51,13 @@ from planner.optimize import (
     round_plan,
     solve,
 )
-from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, service_scale
+from planner.optimize.objective import (
+    CostWithServiceHeld,
+    ServiceFirst,
+    npv_cost,
+    service_coefficients,
+    service_scale,
+)
 from planner.optimize.profit import (
     MustServeFirst,
     PricedAtRevenue,
@@ -60,6 +66,8 @@ from planner.optimize.profit import (
     must_serve_scale,
     objective_headline,
 )
+from planner.optimize.solvers.lexicographic import solve_lexicographic
+from planner.optimize.solvers.types import DEFAULT_SOLVER
 from planner.relief import relief_tables
 from planner.results import Plan, build_plan
 from planner.results.diagnosis import with_relief
@@ -202,8 +210,13 @@ def min_cost(
     extend: ModelHook | None = None,
     *,
     serve_all_first: bool = True,
+    one_instance: bool = True,
 ) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
     """``objective: min_cost``, lexicographically: serve the most, then cost the least.
+
+    Under ``lp-first`` (``one_instance``, the default) both stages run in one HiGHS
+    instance (:func:`_one_instance`); steps 0–2 below are the way otherwise, and when
+    that solve finds no plan.
 
     0. Everything served (``serve_all_first``, the default): minimise the NPV cost with
        every unmet slack at 0 (:class:`CostWithServiceHeld` of 0). When that model has
@@ -227,6 +240,9 @@ def min_cost(
     status ``feasible`` (its cost not minimised).
     """
     tried = None
+    together = _one_instance(data, options, duals, extend) if one_instance else None
+    if together is not None:
+        return together
     if serve_all_first:
         available = _time_available(options)
         attempt = replace(options, time_limit_s=None if available is None else available / 2)
@@ -256,6 +272,81 @@ def min_cost(
 
 
 ONE_STAGE = "one stage: every slack held at 0, the cost minimised"
+ONE_INSTANCE = "one HiGHS instance (lp-first): the service LP, the cost LP with it held, rounded"
+
+
+def _one_instance(
+    data: ModelData, options: SolverOptions, duals: Sequence[str], extend: ModelHook | None
+) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult] | None:
+    """Both stages in one HiGHS instance when the model is solved ``lp-first``
+    (:mod:`planner.optimize.solvers.lexicographic`): one build and hand-off, the cost LP
+    warm from the service LP, and no attempt at serving everything (the service LP
+    says whether it can be done). None when the model is not solved that way, or when
+    that solve ends without a plan (the two stages then run in the time left)."""
+    if data.relax or options.name != DEFAULT_SOLVER or options.strategy == "direct":
+        return None
+    if not any(service_coefficients(data).values()):
+        return None  # nothing to serve: the ordinary path
+    deadline.check("the model build")
+    started = time.perf_counter()
+    model = build_model(data)
+    _both(ServiceFirst(), extend)(model, data)
+    build_seconds = time.perf_counter() - started
+    size = model_size(model)
+    if resolve(options.strategy, options.name, size["variables"], data.relax) != "lp-first":
+        return None
+    log.info(
+        "built MILP in %.3f s: %d variables (%d integer), %d constraints; both stages in "
+        "one HiGHS instance",
+        build_seconds,
+        size["variables"],
+        size["integer_variables"],
+        size["constraints"],
+    )
+    deadline.check("the hand-off to the solver")
+    left = _time_available(options)
+    found = solve_lexicographic(
+        model,
+        npv_cost(model, data),
+        replace(options, strategy="lp-first", time_limit_s=left),
+        round_plan,
+        duals,
+        service_gap=SERVICE_GAP,
+    )
+    if found is None:
+        left = _time_available(options)
+        if left is not None and left < 1.0:  # no time for the two stages either
+            log.warning("one HiGHS instance found no plan in the time limit")
+            none = SolveResult(
+                SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.0, options.name
+            )
+            timings = {
+                "build_seconds": build_seconds,
+                "handoff_seconds": None,
+                "strategy": "lp-first",
+            }
+            stopped = {**timings, **size, "service_path": ONE_INSTANCE, "lost_seconds": None}
+            return none, None, stopped, none
+        log.warning("one HiGHS instance found no plan: the two stages in the time left")
+        return None
+    started = time.perf_counter()
+    solution = extract(model, data)
+    seconds = (found.cost.solver_seconds or 0.0) + (found.cost.handoff_seconds or 0.0)
+    cost = replace(found.cost, seconds=seconds)
+    timings = {
+        "build_seconds": build_seconds,
+        "handoff_seconds": found.cost.handoff_seconds,
+        "solver_seconds": found.cost.solver_seconds,
+        "load_seconds": found.cost.load_seconds,
+        "extract_seconds": time.perf_counter() - started,
+        "nonzeros": found.cost.nonzeros,
+        "strategy": "lp-first",
+        "service_path": ONE_INSTANCE,
+        "lost_seconds": None,
+    }
+    return cost, solution, {**timings, **size}, found.service
+
+
 TWO_STAGES = "two stages: the most service, then the least cost with it held"
 TWO_STAGES_AFTER = (
     "two stages, after serving everything found no plan ({seconds:.1f} s lost): the "

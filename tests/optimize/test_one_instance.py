@@ -1,0 +1,97 @@
+"""``min_cost`` under ``lp-first`` in one HiGHS instance
+(:mod:`planner.optimize.solvers.lexicographic`).
+
+The hand solutions of tests/scenarios/priority_shortfall.yaml and cheap_penalty.yaml
+(tests/optimize/test_lexicographic.py) must come out of this path too, and its two LP
+optima, found warm in one instance, must equal the two stages' LPs solved fresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pyomo.environ as pyo
+import pytest
+
+from planner.optimize import build_data, build_model, round_plan
+from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
+from planner.optimize.solvers.lexicographic import cap, solve_lexicographic
+from planner.pipeline import ONE_INSTANCE, build_and_solve, plan, solver_options, throughput
+from planner.scenario import load_scenario
+from planner.scenario.schema import Scenario
+
+HERE = Path(__file__).resolve().parents[1] / "scenarios"
+PEAK_8B = 1.0e10 * 1.5 / 86_400  # tokens/s at peak for 1e10 tokens/day, peak-to-average 1.5
+PER_UNIT = (  # one h100-hgx for 2026, NPV (see one_hardware_one_year.yaml)
+    280_000 + 10.2 * 1.25 * 0.8 * 8760 * 0.07 + 10.2 * 1500 + 0.03 * 280_000 - 280_000 * 4 / 5 / 1.1
+)
+
+
+def load(name: str) -> Scenario:
+    return load_scenario(HERE / f"{name}.yaml")
+
+
+def test_the_hand_solved_shortfall_comes_out_of_one_instance() -> None:
+    """priority_shortfall: 2 units (the budget's), vip served first, chat not at all."""
+    scenario = load("priority_shortfall")
+    inference, _ = throughput(scenario)
+    row = inference[(inference["hardware"] == "h100-hgx") & (inference["workload"] == "chat")]
+    rate = float(row["output_tokens_per_s_per_unit"].iloc[0])
+    result = plan(scenario, strategy="lp-first")
+    assert result.headline["service_path"] == ONE_INSTANCE
+    assert result.status == "optimal"
+    assert result.tables["purchases"]["units"].tolist() == [2]
+    unmet = result.tables["served"].set_index("workload")["unmet_share"].to_dict()
+    assert unmet["vip"] == pytest.approx(1 - 2 * rate / PEAK_8B, rel=1e-6)
+    assert unmet["chat"] == pytest.approx(1.0, abs=1e-6)
+    assert result.headline["objective_usd"] == pytest.approx(2 * PER_UNIT, rel=1e-9)
+
+
+def test_everything_served_in_one_instance_buys_what_serving_needs() -> None:
+    """cheap_penalty: serving costs more than the penalty, yet all is served (4 units)."""
+    result = plan(load("cheap_penalty"), strategy="lp-first")
+    assert result.headline["service_path"] == ONE_INSTANCE
+    assert result.tables["purchases"]["units"].tolist() == [4]
+    assert result.tables["served"]["unmet_share"].tolist() == [0.0]
+    assert result.headline["weighted_unserved_share"] == pytest.approx(0.0, abs=1e-9)
+    assert result.headline["objective_usd"] == pytest.approx(4 * PER_UNIT, rel=1e-9)
+
+
+def test_direct_keeps_the_separate_stages() -> None:
+    result = plan(load("priority_shortfall"), strategy="direct")
+    assert result.headline["service_path"] != ONE_INSTANCE
+    assert result.tables["purchases"]["units"].tolist() == [2]
+
+
+@pytest.mark.parametrize("name", ["priority_shortfall", "budget_shortfall", "load_shape_shortfall"])
+def test_warm_lps_equal_the_stages_solved_fresh(name: str) -> None:
+    """s* and c* found in one instance (the cost LP warm from the service LP's basis)
+    equal the service stage's LP and the cost stage's LP (service held at s*) each
+    built and solved on its own; the whole plan it returns leaves at most its reported
+    service unserved and costs at least its bound."""
+    scenario = load(name)
+    data = build_data(scenario, *throughput(scenario))
+    options = replace(solver_options(scenario, strategy="lp-first"), mip_gap=1e-9)
+    model = build_model(data)
+    ServiceFirst()(model, data)
+    found = solve_lexicographic(model, npv_cost(model, data), options, round_plan)
+    assert found is not None and found.service_lp is not None and found.cost_lp is not None
+    relaxed = replace(data, relax=True)
+    fresh_service, _, _ = build_and_solve(relaxed, options, extend=ServiceFirst())
+    assert fresh_service.objective is not None
+    assert found.service_lp == pytest.approx(fresh_service.objective, rel=1e-7, abs=1e-6)
+    fresh_cost, _, _ = build_and_solve(
+        relaxed, options, extend=CostWithServiceHeld(found.service_lp)
+    )
+    assert fresh_cost.objective is not None
+    if found.service_lp > 1e-6:  # the held row, as in the warm instance
+        assert found.cost_lp == pytest.approx(fresh_cost.objective, rel=1e-7)
+    served = pyo.value(unserved_share(model, data))
+    service, cost = found.service, found.cost
+    assert service.objective is not None and service.bound is not None
+    assert served <= cap(service.objective) + 1e-6
+    assert service.bound <= service.objective + 1e-6
+    assert cost.objective is not None and cost.bound is not None
+    assert cost.bound <= cost.objective * (1 + 1e-9) + 1e-9
+    assert pyo.value(npv_cost(model, data)) == pytest.approx(cost.objective, rel=1e-7)
