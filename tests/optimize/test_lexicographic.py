@@ -5,25 +5,13 @@ Hand solutions in tests/scenarios/priority_shortfall.yaml and cheap_penalty.yaml
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from hand_cases import PEAK_8B, PER_UNIT, load
 
 from planner.optimize import SolveResult, SolveStatus, build_data
 from planner.pipeline import lexicographic_status, plan, throughput
 from planner.results.diagnosis import diagnose
-from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
-
-HERE = Path(__file__).resolve().parents[1] / "scenarios"
-PEAK_8B = 1.0e10 * 1.5 / 86_400  # tokens/s at peak for 1e10 tokens/day, peak-to-average 1.5
-PER_UNIT = (  # one h100-hgx for 2026, NPV (see one_hardware_one_year.yaml)
-    280_000 + 10.2 * 1.25 * 0.8 * 8760 * 0.07 + 10.2 * 1500 + 0.03 * 280_000 - 280_000 * 4 / 5 / 1.1
-)
-
-
-def load(name: str) -> Scenario:
-    return load_scenario(HERE / f"{name}.yaml")
 
 
 def tau(scenario: Scenario) -> float:

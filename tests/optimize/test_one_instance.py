@@ -9,27 +9,15 @@ optima, found warm in one instance, must equal the two stages' LPs solved fresh.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pyomo.environ as pyo
 import pytest
+from hand_cases import PEAK_8B, PER_UNIT, load
 
 from planner.optimize import build_data, build_model, round_plan
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
 from planner.optimize.solvers.lexicographic import cap, solve_lexicographic
 from planner.pipeline import ONE_INSTANCE, build_and_solve, plan, solver_options, throughput
-from planner.scenario import load_scenario
-from planner.scenario.schema import Scenario
-
-HERE = Path(__file__).resolve().parents[1] / "scenarios"
-PEAK_8B = 1.0e10 * 1.5 / 86_400  # tokens/s at peak for 1e10 tokens/day, peak-to-average 1.5
-PER_UNIT = (  # one h100-hgx for 2026, NPV (see one_hardware_one_year.yaml)
-    280_000 + 10.2 * 1.25 * 0.8 * 8760 * 0.07 + 10.2 * 1500 + 0.03 * 280_000 - 280_000 * 4 / 5 / 1.1
-)
-
-
-def load(name: str) -> Scenario:
-    return load_scenario(HERE / f"{name}.yaml")
 
 
 def test_the_hand_solved_shortfall_comes_out_of_one_instance() -> None:
