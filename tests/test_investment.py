@@ -161,3 +161,10 @@ def test_the_irr_books_capex_where_the_npv_pays_it() -> None:
     assert head["irr"] is not None and stream_npv(head["irr"], flows) == pytest.approx(
         0.0, abs=1e-3
     )
+
+
+def test_run_prints_the_irr_with_its_convention(run_cli, tmp_path: Path) -> None:
+    done = run_cli("run", HERE / "priced_growth.yaml", "--out", tmp_path / "p.xlsx")
+    assert done.code == 0, done.err
+    text = " ".join(done.out.split())
+    assert "IRR 98.1% (cash flows where the NPV books them: capex when paid)" in text

@@ -47,7 +47,7 @@ def print_investment(plan: Plan) -> None:
         + (
             f"n/a ({why or 'the cash flows do not change sign exactly once'})"
             if irr is None
-            else f"{irr:.1%}"
+            else f"{irr:.1%} (cash flows where the NPV books them: capex when paid)"
         )
         + "; payback "
         + ("not inside the horizon" if payback is None else str(payback))
