@@ -331,9 +331,22 @@ def _rounded(
         service_value = one.value()  # before the objective changes (that clears it)
         one.objective(one.cost)
         one.hold(cap(service_value))
-        if one.run(deadline, "simplex", PRIMAL_SIMPLEX):
+        if _cost_lp(one, deadline):
             return service_value, one.value(), list(highs.getSolution().col_value)
     return None
+
+
+def _cost_lp(one: _Instance, deadline: float | None) -> bool:
+    """The cost LP with the service held, from the service LP's solution: primal simplex
+    (that solution meets the held row), else interior point from scratch. At L, after
+    the service LP's plan rounded down, the primal simplex ended ``kUnknown`` (no
+    answer) where interior point solved the same LP in about 1 s."""
+    if one.run(deadline, "simplex", PRIMAL_SIMPLEX):
+        return True
+    log.info(
+        "lexicographic lp-first: primal simplex %s; interior point", one.highs.getModelStatus()
+    )
+    return one.run(deadline, "ipm")
 
 
 def _fix(
@@ -367,7 +380,7 @@ def _fixed(
     if not done:
         return None
     one.hold(cap(service_value))
-    if one.run(deadline, "simplex", PRIMAL_SIMPLEX):
+    if _cost_lp(one, deadline):
         return service_value, one.value(), list(highs.getSolution().col_value)
     return None
 
