@@ -83,3 +83,27 @@ def test_warm_lps_equal_the_stages_solved_fresh(name: str) -> None:
     assert cost.objective is not None and cost.bound is not None
     assert cost.bound <= cost.objective * (1 + 1e-9) + 1e-9
     assert pyo.value(npv_cost(model, data)) == pytest.approx(cost.objective, rel=1e-7)
+
+
+def test_the_cost_lp_falls_back_to_interior_point_when_the_simplex_gives_no_answer() -> None:
+    """At L (bench/README) the primal simplex from a rounded plan's service LP ended
+    kUnknown; interior point then solved the same LP. The fallback runs only then."""
+    from planner.optimize.solvers import lexicographic
+
+    class Instance:
+        def __init__(self, answers: list[bool]) -> None:
+            self.answers, self.calls = answers, []
+            self.highs = type("H", (), {"getModelStatus": staticmethod(lambda: "kUnknown")})
+
+        def run(self, deadline, solver="choose", strategy=0) -> bool:
+            self.calls.append((solver, strategy))
+            return self.answers.pop(0)
+
+    primal = ("simplex", lexicographic.PRIMAL_SIMPLEX)
+    first = Instance([True])
+    assert lexicographic._cost_lp(first, None) and first.calls == [primal]
+    second = Instance([False, True])
+    assert lexicographic._cost_lp(second, None)
+    assert second.calls == [primal, ("ipm", lexicographic.CHOOSE_SIMPLEX)]
+    third = Instance([False, False])
+    assert not lexicographic._cost_lp(third, None)
