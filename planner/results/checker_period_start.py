@@ -73,10 +73,12 @@ def check_period_start(plan: Plan) -> list[str]:
     rented = rented_with_commitments(t["rentals"], plan)
     work: dict[tuple[str, str], float] = defaultdict(float)
     site_training: dict[tuple[str, str, str], float] = defaultdict(float)
+    trains: set[tuple[str, str]] = set()  # the model writes a pooled row where h trains
     for r in t["assignment_training"].itertuples(index=False):
         period = str(r.period)
         if period in through and period in previous:
             work[(period, r.hardware)] += float(r.units)
+            trains.add((period, r.hardware))
             if r.site != RENTED:
                 site_training[(period, r.hardware, r.site)] += float(r.units)
     after = {p: t_ for t_, p in previous.items()}
@@ -89,14 +91,9 @@ def check_period_start(plan: Plan) -> list[str]:
     for (period, h, _s), units in owned.items():
         pooled[(period, h)] += availability * units
     out = []
-    trains = {(period, h) for period, h, _s in site_training} | {
-        (str(r.period), r.hardware)
-        for r in t["assignment_training"].itertuples(index=False)
-        if str(r.period) in through and float(r.units) > 0
-    }
     for (period, h), need in sorted(work.items()):
         if (period, h) not in trains:
-            continue  # the model writes the row where training works on h in t
+            continue
         have = pooled.get((period, h), 0.0) + rented.get((period, h), 0.0)
         if not _at_most(need, have):
             out.append(

@@ -54,9 +54,6 @@ LABELS = {
     "datacenter_om": "Datacenter O&M of built capacity (the plan's amounts)",
     "datacenter_lease": "Datacenter leases (the plan's amounts)",
 }
-PLAN_AMOUNTS = PROCUREMENT_CATEGORIES
-"""Categories with no detail sheet to sum: the Costs sheet writes the plan's amounts
-(discounted from the period start, as the plan does) and counts them in every total."""
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
 # Detail table and column summed into each category (residual is handled apart).
 SOURCES = {
@@ -291,7 +288,7 @@ def _cash_block(
                     cells.USD_SCALED,
                 )
                 continue
-            if category in PLAN_AMOUNTS:
+            if category in PROCUREMENT_CATEGORIES:  # no detail sheet to sum: the plan's
                 book.value(ws, row, col, usd, cells.USD_SCALED)
                 continue
             table, column, key = SOURCES[category]
