@@ -33,6 +33,7 @@ from planner.export.sheets.comparison import (
 )
 from planner.export.sheets.costs import write_costs
 from planner.export.sheets.curves import write_curves
+from planner.export.sheets.datacenter import has_builds, write_datacenter
 from planner.export.sheets.demand import write_served, write_training, write_usd_per_mtok
 from planner.export.sheets.fleet import write_fleet, write_purchases, write_rentals
 from planner.export.sheets.investment import write_investment
@@ -111,6 +112,9 @@ def build_workbook(
     titles = [t for t in SHEETS if curves is not None or t != "Curves"]
     if sold:  # after Purchases
         titles.insert(titles.index("Purchases") + 1, "Sales")
+    built = has_builds(plan)
+    if built:  # after Rentals
+        titles.insert(titles.index("Rentals") + 1, "Datacenter")
     book = Book.new([*titles, "Marginals"] if marginals else titles)
     tables = throughput
     steps: list[tuple[str, Callable[[], None]]] = [
@@ -126,6 +130,7 @@ def build_workbook(
         *([("Sales", lambda: write_sales(book, plan))] if sold else []),
         ("Fleet", lambda: write_fleet(book, plan, scenario)),
         ("Rentals", lambda: write_rentals(book, plan, scenario)),
+        *([("Datacenter", lambda: write_datacenter(book, plan))] if built else []),
         ("Assignment", lambda: write_assignment(book, plan, scenario)),
         ("Utilisation", lambda: write_utilisation(book, plan)),
         ("Demand vs served", lambda: write_served(book, plan)),

@@ -33,6 +33,8 @@ from planner.export.sheets.book import (
     sum_where,
     table,
 )
+from planner.export.sheets.datacenter import TABLE as DATACENTER
+from planner.export.sheets.datacenter import datacenter_capex_formula
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.costs import RESALE
@@ -50,7 +52,7 @@ LABELS = {
     "penalty_unmet_inference": "Penalty: unmet inference demand",
     "penalty_unmet_training": "Penalty: unmet training work",
     "commitment": "Committed rentals (the plan's amounts)",
-    "datacenter_capex": "Datacenter build capex (the plan's amounts)",
+    "datacenter_capex": "Datacenter build capex (Datacenter sheet)",
     "datacenter_om": "Datacenter O&M of built capacity (the plan's amounts)",
     "datacenter_lease": "Datacenter leases (the plan's amounts)",
 }
@@ -273,8 +275,10 @@ def _cash_block(
             col, usd = 2 + j, values[category][j]
             if category == "residual":
                 if j == len(labels) - 1:
-                    residual = book.tables["Purchases"].range("residual_usd")
-                    book.formula(ws, row, col, f"=-SUM({residual})", usd, cells.USD_SCALED)
+                    residual = f"=-SUM({book.tables['Purchases'].range('residual_usd')})"
+                    if DATACENTER in book.tables:  # built blocks' residual too
+                        residual += f"-SUM({book.tables[DATACENTER].range('residual_usd')})"
+                    book.formula(ws, row, col, residual, usd, cells.USD_SCALED)
                 else:
                     book.value(ws, row, col, usd, cells.USD_SCALED)
                 continue
@@ -287,6 +291,10 @@ def _cash_block(
                     usd,
                     cells.USD_SCALED,
                 )
+                continue
+            if category == "datacenter_capex" and DATACENTER in book.tables:
+                paid = datacenter_capex_formula(book, f"{letters[j]}$1", t)
+                book.formula(ws, row, col, "=" + paid[1:], usd, cells.USD_SCALED)
                 continue
             if category in PROCUREMENT_CATEGORIES:  # no detail sheet to sum: the plan's
                 book.value(ws, row, col, usd, cells.USD_SCALED)

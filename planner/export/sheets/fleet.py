@@ -2,10 +2,12 @@
 
 Cost columns are live formulas of the inputs: a unit's energy cost per year is
 ``kW × PUE × energy hours per year × USD/kWh`` with kW from the Hardware sheet and
-PUE and the electricity price from Assumptions; facility cost ``kW × USD/kW-year``;
-maintenance ``maintenance fraction × price``; a period's cost ``units × per-year
-cost × length``, on the units in service (the period's average: with deliveries
-through the period, half a purchase's units in its delivery period). Capex is
+PUE and the electricity price from Assumptions; facility cost ``kW × USD/kW-year``
+(0 at a site that builds or leases: it pays for its capacity instead, on the Costs
+sheet's datacenter rows); maintenance ``maintenance fraction × price``; a period's
+cost ``units × per-year cost × length``, on the units in service (the period's
+average: with deliveries through the period, half a purchase's units in its delivery
+period). Capex is
 ``units × price``; residual value ``capex × the share of life left at the horizon end``
 (counted from the average delivery); rent ``units × USD/accelerator-hour × hours ×
 accelerators × length``.
@@ -29,6 +31,7 @@ from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
 from planner.export.sheets.catalog import unit_kw, unit_price
 from planner.results import Plan
+from planner.scenario.procurement import pays_for_capacity
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import KW_PER_MW
@@ -172,7 +175,12 @@ def fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
             [r.electricity_usd_per_kwh for r in rates], index=fleet.index, dtype=float
         ),
         facility_usd_per_kw_year=pd.Series(
-            [r.facility_usd_per_kw_year for r in rates], index=fleet.index, dtype=float
+            [
+                0.0 if pays_for_capacity(sites[s]) else r.facility_usd_per_kw_year
+                for s, r in zip(fleet["site"], rates, strict=True)
+            ],
+            index=fleet.index,
+            dtype=float,
         ),
         price_basis_usd=pd.Series(basis, index=fleet.index, dtype=float),
         lifetime_years=life,
@@ -190,6 +198,7 @@ def crf_formula(life: str) -> str:
 def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
     ws = book.sheet("Fleet")
     frame = fleet_frame(plan, scenario)
+    sites = {s.name: s for s in scenario.sites}
     label = PERIOD
     purchases = table(plan, "purchases")
     ordered = (
@@ -268,7 +277,9 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             "facility_usd_per_kw_year",
             "facility (USD per kW-year)",
             cells.USD,
-            lambda r: site_ref("facility", r),
+            # a site that builds or leases pays for its capacity (Costs: datacenter
+            # rows), not per installed kW: 0 there, as the optimiser charges it
+            lambda r: None if pays_for_capacity(sites[r["site"]]) else site_ref("facility", r),
         ),
         Column(
             "facility_usd_per_unit_year",

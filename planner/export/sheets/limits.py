@@ -1,7 +1,10 @@
 """``Power``, ``Budget``, ``Supply`` and ``Vendor share``: use of each limit, and slack.
 
 Power used sums the Fleet sheet's facility MW at the site in the period; the cap is
-the Assumptions cell. Capex sums the Purchases sheet in the period. A limit *binds*
+the Assumptions cell, plus ``PUE × (MW of IT built + leased)`` at a site that builds or
+leases (the plan's capacity, :func:`planner.results.procurement.with_built_capacity`).
+Capex sums the Purchases sheet in the period, plus the Datacenter sheet's build capex
+paid then. A limit *binds*
 when less than one more unit (or 0.1 % of the limit) of room is left.
 """
 
@@ -21,6 +24,7 @@ from planner.export.sheets.book import (
     write_table,
 )
 from planner.export.sheets.costs import capex_paid_formula
+from planner.export.sheets.datacenter import datacenter_capex_formula
 from planner.results import Plan
 
 
@@ -36,9 +40,16 @@ def write_power(book: Book, plan: Plan) -> None:
     label = PERIOD
     ws = book.sheet("Power")
 
+    built = "built_mw_it" in frame
+
     def cap(r: Row) -> str | None:
         key = ("power_cap", r["site"], r[label])
-        return f"={book.ref(key)}" if key in book.refs else None
+        if key not in book.refs:
+            return None
+        if not built:
+            return f"={book.ref(key)}"
+        pue = book.ref(("pue", r["site"], r[label]))
+        return f"={book.ref(key)}+{pue}*({r.at('built_mw_it')}+{r.at('leased_mw_it')})"
 
     columns = [
         Column(label, label, cells.YEAR),
@@ -58,7 +69,7 @@ def write_power(book: Book, plan: Plan) -> None:
         ),
         Column("binding", "binding"),
     ]
-    if "built_mw_it" in frame:  # a site that builds or leases: its capacity beside the load
+    if built:  # a site that builds or leases: its capacity beside the load
         columns[2:2] = [
             Column("built_mw_it", "built (MW of IT)", cells.DECIMAL2),
             Column("leased_mw_it", "leased (MW of IT)", cells.DECIMAL2),
@@ -87,14 +98,13 @@ def write_budget(book: Book, plan: Plan) -> None:
             return None
         return f"={r.at('budget_usd')}-{r.at('capex_usd')}"
 
+    def capex(r: Row) -> str:
+        paid = capex_paid_formula(book, r.at(label), r[label])
+        return paid + datacenter_capex_formula(book, r.at(label), r[label])
+
     columns = [
         Column(label, label, cells.YEAR),
-        Column(
-            "capex_usd",
-            "capex (USD)",
-            cells.USD,
-            lambda r: capex_paid_formula(book, r.at(label), r[label]),
-        ),
+        Column("capex_usd", "capex (USD)", cells.USD, capex),
         Column("budget_usd", "budget (USD; blank = unlimited)", cells.USD, limit),
         Column("slack_usd", "room left (USD)", cells.USD, slack),
         Column("binding", "binding"),

@@ -24,6 +24,7 @@ from planner.economics import rent_usd_per_unit_year, residual_fraction
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.scenario.periods import Period, PeriodLabel, level_at, periods_alive, rate_at
+from planner.scenario.procurement import pays_for_capacity
 from planner.scenario.procurement import rent_only as max_units_rent_only
 from planner.scenario.schema import HardwareChoice, Site
 from planner.units import KW_PER_MW
@@ -64,12 +65,6 @@ class Datacenter(TypedDict):
 def given_cap_mw(site: Site, period: Period) -> float:
     """The facility MW a site has without building or leasing (0 when none is given)."""
     return 0.0 if site.power_cap_mw is None else level_at(site.power_cap_mw, period)
-
-
-def pays_for_capacity(site: Site) -> bool:
-    """True for a site with ``build`` or ``lease``: it pays for built and contracted kW,
-    not for installed kW (its given ``power_cap_mw`` is capacity already paid for)."""
-    return site.build is not None or site.lease is not None
 
 
 def rent_only(choice: HardwareChoice) -> bool:

@@ -14,8 +14,9 @@ from planner.economics import (
 )
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
-from planner.optimize.data.procurement import given_cap_mw, pays_for_capacity
+from planner.optimize.data.procurement import given_cap_mw
 from planner.scenario.periods import level_at, rate_at
+from planner.scenario.procurement import pays_for_capacity
 from planner.units import RENTED
 
 
