@@ -30,6 +30,7 @@ from planner.deadline import Deadline
 from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
 from planner.optimize import DEFAULT_MAX_NONZEROS
+from planner.optimize.solvers.lexicographic import COST_UNMINIMISED
 from planner.results import Plan
 from planner.results.horizon_end import horizon_end_line
 from planner.results.sales import sales_line
@@ -53,9 +54,12 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     )
     if h.get("objective") == "max_profit":
         label = "objective (max_profit: NPV cost + PV of revenue forgone, must-serve first)"
-    out.print(
-        f"{label}: ${objective:,.0f}" + (f"  gap on cost {gap:.3%}" if gap is not None else "")
-    )
+    gap_text = "  gap on cost unknown" if plan.status != "optimal" else ""
+    if gap is not None:
+        gap_text = f"  gap on cost {gap:.3%}"
+    out.print(f"{label}: ${objective:,.0f}{gap_text}")
+    if h.get("termination") == COST_UNMINIMISED:
+        out.print(f"[yellow]{escape(COST_UNMINIMISED)}[/yellow]")
     p = plan.parameters
     out.print(
         f"NPV cost ${h['npv_cost_usd']:,.0f} ({h.get('foresight', 'perfect foresight')}; "

@@ -9,6 +9,7 @@ optima, found warm in one instance, must equal the two stages' LPs solved fresh.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pyomo.environ as pyo
 import pytest
@@ -16,8 +17,10 @@ from hand_cases import PEAK_8B, PER_UNIT, load
 
 from planner.optimize import build_data, build_model, round_plan
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
-from planner.optimize.solvers.lexicographic import cap, solve_lexicographic
+from planner.optimize.solvers.lexicographic import COST_UNMINIMISED, cap, solve_lexicographic
 from planner.pipeline import ONE_INSTANCE, build_and_solve, plan, solver_options, throughput
+from planner.results.checker import check_plan
+from planner.scenario.loader import load_scenario
 
 
 def test_the_hand_solved_shortfall_comes_out_of_one_instance() -> None:
@@ -107,3 +110,62 @@ def test_the_cost_lp_falls_back_to_interior_point_when_the_simplex_gives_no_answ
     assert second.calls == [primal, ("ipm", lexicographic.CHOOSE_SIMPLEX)]
     third = Instance([False, False])
     assert not lexicographic._cost_lp(third, None)
+
+
+def _cost_lp_times_out(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """The first cost LP (step 2's primal simplex) ends without an answer, as XL's did
+    at its time limit; the deadlines it was given are recorded."""
+    from planner.optimize.solvers import lexicographic
+
+    run, given = lexicographic._Instance.run, []
+
+    def first_cost_lp_fails(self, deadline, solver="choose", strategy=0) -> bool:
+        if strategy == lexicographic.PRIMAL_SIMPLEX and not given:
+            given.append(deadline)
+            return False
+        return run(self, deadline, solver, strategy)
+
+    monkeypatch.setattr(lexicographic._Instance, "run", first_cost_lp_fails)
+    return given
+
+
+def test_the_time_guard_keeps_the_service_when_the_cost_lp_does_not_finish(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """priority_shortfall with its cost LP cut off: the plan comes from the service LP
+    (its 2 units, vip served first as by hand), status feasible, no bound on cost, and
+    the checker finds nothing wrong with it."""
+    given = _cost_lp_times_out(monkeypatch)
+    scenario = load("priority_shortfall")
+    inference, _ = throughput(scenario)
+    row = inference[(inference["hardware"] == "h100-hgx") & (inference["workload"] == "chat")]
+    rate = float(row["output_tokens_per_s_per_unit"].iloc[0])
+    result = plan(scenario, strategy="lp-first", time_limit_s=60)
+    assert given and given[0] is not None  # the cost LP had a deadline: its share
+    assert result.headline["service_path"] == ONE_INSTANCE
+    assert result.status == "feasible"
+    assert result.headline["termination"] == COST_UNMINIMISED
+    assert result.headline["mip_gap"] is None and result.headline["best_bound_usd"] is None
+    assert result.headline["service_status"] == "optimal"
+    assert result.tables["purchases"]["units"].tolist() == [2]
+    unmet = result.tables["served"].set_index("workload")["unmet_share"].to_dict()
+    assert unmet["vip"] == pytest.approx(1 - 2 * rate / PEAK_8B, rel=1e-6)
+    assert unmet["chat"] == pytest.approx(1.0, abs=1e-6)
+    assert "gap on cost unknown" in result.diagnosis[0]
+    assert check_plan(result) == []
+
+
+def test_the_time_guard_s_plan_on_baseline_serves_all_and_costs_no_less(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Baseline's service LP plan rounded loses service under its power cap; the
+    service MILP from it serves everything again. Its cost, not chosen for cost, is
+    at least the optimum's ($2.857B) and checks against the tables."""
+    _cost_lp_times_out(monkeypatch)
+    baseline = load_scenario(Path(__file__).resolve().parents[2] / "scenarios/baseline.yaml")
+    result = plan(baseline, strategy="lp-first", time_limit_s=120)
+    assert result.status == "feasible"
+    assert result.headline["weighted_unserved_share"] == pytest.approx(0.0, abs=1e-9)
+    assert result.headline["unmet_training_flops"] == pytest.approx(0.0, abs=1.0)
+    assert result.headline["npv_cost_usd"] >= 2.8568e9
+    assert check_plan(result) == []

@@ -31,6 +31,15 @@ unserved share) active, and solved in place:
    ``cap(s_R)``) runs in the time left from the rounded plan, its bound floored by
    step 4's.
 
+**Time guard**: the cost LP of step 2 gets :data:`COST_LP_SHARE` of the time left.
+Where it does not finish (XL's took longer than the 143 s its limit left), the service
+LP's plan is rounded (up, else down) and re-solved warm with its whole decisions fixed
+(s_R), the service MILP runs from it as in step 3 when s_R > cap(s*), and the
+continuous decisions' cost is minimised with the service held, in the time left. The
+plan is then feasible, its status ``feasible``, its termination
+:data:`COST_UNMINIMISED`, and its cost has no bound (gap unknown): better a plan that
+says so than none.
+
 Every whole plan leaves at least s* unserved, so the plan's service gap is
 ``(s_R − s*) / s_R`` (0 when s_R ≤ cap(s*)), and a plan with service at most
 ``cap(s_R)`` costs at least step 4's bound among those: the gap on cost is a gap of
@@ -61,6 +70,14 @@ PRIMAL_SIMPLEX = 4
 """HiGHS's ``simplex_strategy`` for the primal simplex (1 is the dual, 0 its choice)."""
 CHOOSE_SIMPLEX = 0
 DUAL_SIMPLEX = 1
+
+
+COST_UNMINIMISED = (
+    "time guard: the cost LP did not finish in its share of the time; the whole "
+    "decisions come from the service stage (its LP rounded, or its MILP), not chosen "
+    "for cost; no bound on cost"
+)
+"""The cost result's termination when the time guard made the plan."""
 
 
 def cap(unserved: float) -> float:
@@ -198,10 +215,27 @@ def solve_lexicographic(
     one.objective(one.cost)
     # The service LP's basis stays primal feasible (the new row holds at its optimum)
     # but not dual feasible for the new objective: primal simplex from it.
-    if not one.run(deadline, "simplex", PRIMAL_SIMPLEX):
+    if not one.run(_share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX):
         log.info("lexicographic lp-first: the cost LP ended %s", highs.getModelStatus())
+        found = _service_plan(one, model, rounding, service_warm, deadline)
+        ints = bridge.integers
+        highs.changeColsBounds(len(ints), ints, bridge.lower[ints], bridge.upper[ints])
+        if found is None:
+            hs.set_integrality(bridge, True)
+            return None
+        service_value, objective, values, minimised = found
+        service_bound = service_lp
+        if service_value > cap(service_lp):  # rounding lost service: the service MILP
+            milp_started = time.perf_counter()
+            service_value, service_bound, objective, better = _more_service(
+                one, (service_value, objective, values), service_lp, service_gap, deadline
+            )
+            service_seconds += time.perf_counter() - milp_started
+            minimised = minimised or better is not values  # a better plan is re-costed
+            values = better
         hs.set_integrality(bridge, True)
-        return None
+        guarded = (service_value, service_bound, objective, values, minimised)
+        return _unminimised(one, guarded, service_seconds, started)
     cost_lp = one.value()
     basis = highs.getBasis()
     row_dual = min(float(highs.getSolution().row_dual[one.row]), 0.0)
@@ -296,6 +330,97 @@ def solve_lexicographic(
 
 Warm = tuple[list[float], Any]
 """An LP's column values and its basis."""
+
+COST_LP_SHARE = 0.6
+"""Share of the time left after the service LP that the cost LP may take; past it the
+time guard (:func:`_service_plan`) makes a plan from the service LP instead."""
+
+
+def _share(deadline: float | None, share: float) -> float | None:
+    """The instant ``share`` of the time to ``deadline`` from now (None: no limit)."""
+    if deadline is None:
+        return None
+    now = time.perf_counter()
+    return now + share * max(0.0, deadline - now)
+
+
+def _service_plan(
+    one: _Instance,
+    model: pyo.ConcreteModel,
+    rounding: Rounding,
+    service_warm: Warm,
+    deadline: float | None,
+) -> tuple[float, float, list[float], bool] | None:
+    """The time guard: the cost LP did not finish in its share of the time, so the
+    service LP's plan rounded (up, else down) and its service LP re-solved warm with
+    the whole decisions fixed (s_R), then, in the time left, the cost of the
+    continuous decisions minimised with the service held at ``cap(s_R)``. (s_R, the
+    plan's NPV cost, its column values, whether that cost was minimised over the
+    continuous decisions), or None when no rounding has an LP solution. The whole
+    decisions are the service LP's, not chosen for cost: the plan is feasible, its
+    cost has no bound."""
+    highs = one.highs
+    one.serve_all(False)
+    for up in (True, False):
+        _fix(one, model, rounding, service_warm, up)
+        one.objective(one.service)
+        one.hold(np.inf)
+        if not one.run(deadline):
+            continue
+        service_value = one.value()  # before the objective changes (that clears it)
+        values = list(highs.getSolution().col_value)
+        one.objective(one.cost)
+        one.hold(cap(service_value))
+        if _cost_lp(one, deadline):
+            return service_value, one.value(), list(highs.getSolution().col_value), True
+        return service_value, float(one.cost @ np.asarray(values)), values, False
+    return None
+
+
+def _unminimised(
+    one: _Instance,
+    found: tuple[float, float, float, list[float], bool],
+    service_seconds: float,
+    started: float,
+) -> Lexicographic:
+    """The results of the time guard's plan, (s_R, its service bound, its cost, its
+    column values, whether its continuous decisions were cost-minimised): feasible,
+    its cost without a bound."""
+    service_value, service_bound, objective, values, minimised = found
+    log.warning(
+        "lexicographic lp-first: the cost LP did not finish in %.0f%% of the time left; "
+        "the service LP's plan rounded (service %.6g, cost %.6g, %s)",
+        COST_LP_SHARE * 100,
+        service_value,
+        objective,
+        "continuous decisions cost-minimised" if minimised else "cost not minimised",
+    )
+    cost_seconds = time.perf_counter() - started
+    loaded = time.perf_counter()
+    hs.load(one.bridge, values)
+    proved = service_value <= cap(service_bound)
+    service = SolveResult(
+        status=SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE,
+        termination="convergenceCriteriaSatisfied" if proved else "maxTimeLimit",
+        objective=service_value,
+        bound=service_bound,
+        seconds=service_seconds,
+        solver=one.options.name,
+        solver_seconds=service_seconds,
+    )
+    result = SolveResult(
+        status=SolveStatus.FEASIBLE,
+        termination=COST_UNMINIMISED,
+        objective=objective,
+        bound=None,
+        seconds=0.0,
+        solver=one.options.name,
+        handoff_seconds=one.handoff,
+        solver_seconds=cost_seconds,
+        load_seconds=time.perf_counter() - loaded,
+        nonzeros=one.bridge.nonzeros,
+    )
+    return Lexicographic(result, service, service_bound, None)
 
 
 def _rounded(
