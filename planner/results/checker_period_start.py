@@ -8,16 +8,20 @@ fit the units there and t's rentals. The units of a cohort at t's start are what
 held at p's end, except that t's own purchases have not arrived yet (0 at t's start),
 units on order arriving at t's start are there (a cohort with no row in p), and a
 cohort delivered at a period start whose life ends at t's start has left (it has no
-row in t). Recomputed from the fleet, assignment, rental and periods tables only.
+row in t). A run with a duration holds its whole cluster at every such start inside
+its span (training table), not its average units of t. Recomputed from the fleet,
+assignment, training, rental and periods tables only.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from planner.results.checker_procurement import rented_with_commitments
 from planner.results.plan import Plan
-from planner.units import RENTED
+from planner.scenario.timing import EPS_YEARS
+from planner.units import DAYS_PER_YEAR, RENTED
 
 REL = 1e-5
 
@@ -51,6 +55,36 @@ def start_units(plan: Plan) -> dict[tuple[str, str, str], float]:
     return dict(units)
 
 
+@dataclass(frozen=True)
+class _Clusters:
+    runs: frozenset[str]
+    """Runs with a fixed cluster (``duration_days``)."""
+    rows: list[tuple[str, str, str, str, float]]
+    """(period, run, hardware, site, cluster units) where such a run is at work at a
+    delivered-through period's start."""
+
+
+def _clusters_at_start(plan: Plan) -> _Clusters:
+    """A run with a duration holds its whole cluster at the start of every
+    delivered-through period inside [its start, its end), from the training table."""
+    t = plan.tables
+    through = plan.ramp_periods
+    starts = {str(r.period): float(r.start_year) for r in t["periods"].itertuples(index=False)}
+    first = str(t["periods"]["period"].iloc[0])
+    training = t["training"]
+    if "fixed_cluster" not in training or training.empty:
+        return _Clusters(frozenset(), [])
+    fixed = training[training["fixed_cluster"].fillna(False).astype(bool)]
+    rows = []
+    for r in fixed.itertuples(index=False):
+        begin = float(r.start_year_fraction)
+        end = begin + float(r.duration_days) / DAYS_PER_YEAR
+        for period, at in starts.items():
+            if period in through and period != first and begin <= at + EPS_YEARS < end:
+                rows.append((period, r.run, r.hardware, r.site, float(r.cluster_units)))
+    return _Clusters(frozenset(fixed["run"]), rows)
+
+
 def check_period_start(plan: Plan) -> list[str]:
     """Work at each delivered-through period's start ≤ the units there (pooled per
     hardware where training works on it, and per owned site for training), as the
@@ -74,13 +108,18 @@ def check_period_start(plan: Plan) -> list[str]:
     work: dict[tuple[str, str], float] = defaultdict(float)
     site_training: dict[tuple[str, str, str], float] = defaultdict(float)
     trains: set[tuple[str, str]] = set()  # the model writes a pooled row where h trains
-    for r in t["assignment_training"].itertuples(index=False):
-        period = str(r.period)
-        if period in through and period in previous:
-            work[(period, r.hardware)] += float(r.units)
-            trains.add((period, r.hardware))
-            if r.site != RENTED:
-                site_training[(period, r.hardware, r.site)] += float(r.units)
+    clusters = _clusters_at_start(plan)
+    at_work = [
+        (period, r.run, r.hardware, r.site, float(r.units))
+        for r in t["assignment_training"].itertuples(index=False)
+        if (period := str(r.period)) in through and period in previous
+    ]
+    at_work = [row for row in at_work if row[1] not in clusters.runs] + clusters.rows
+    for period, _run, h, site, units in at_work:
+        work[(period, h)] += units
+        trains.add((period, h))
+        if site != RENTED:
+            site_training[(period, h, site)] += units
     after = {p: t_ for t_, p in previous.items()}
     for r in t["assignment_inference"].itertuples(index=False):
         nxt = after.get(str(r.period))

@@ -98,3 +98,33 @@ def test_committed_rentals_count_in_the_resolution_check() -> None:
     assert result.tables["rentals"]["units"].sum() == pytest.approx(0.0, abs=1e-6)
     check = resolution_check(result, scenario, 12)
     assert len(check) == 36 and check["meets"].all()
+
+
+DURATION = ROOT / "tests" / "scenarios" / "duration_step_up.yaml"
+
+
+def test_a_run_with_a_duration_has_its_whole_cluster_at_its_start() -> None:
+    """duration_step_up.yaml (its header has the arithmetic): the 64-unit cluster of a
+    run starting 2027-01-01 is there at that instant, with 2026's end inference."""
+    plan = api.plan(api.load(DURATION))
+    run = plan.tables["training"].iloc[0]
+    assert run["start_date"] == "2027-01-01" and int(run["cluster_units"]) == 64
+    inference, _ = _hand_units(plan)
+    average = float(plan.tables["assignment_training"]["units"].iloc[0])
+    assert average == pytest.approx(64 * float(run["duration_days"]) / 365.25, rel=1e-6)
+    assert _bought(plan) == {"2026": pytest.approx(math.ceil(inference["2026"] + 64))}
+    assert check_plan(plan) == []
+
+
+def test_a_run_counted_at_its_average_occupancy_is_named_by_the_checker(monkeypatch) -> None:
+    """The start rows as they were (a run with a duration at its average occupancy of
+    t): 16 units in 2026, the run starting on them; the checker counts the cluster."""
+    from planner.optimize.constraints import period_start
+
+    monkeypatch.setattr(
+        period_start, "_at_work", lambda d, var, clusters, key: [(1.0, var.x_train[key])]
+    )
+    loose = api.plan(api.load(DURATION))
+    assert _bought(loose) == {"2026": pytest.approx(16.0), "2027": pytest.approx(48.0)}
+    problems = check_plan(loose)
+    assert any(p.startswith("2027: ") and "at work at its start" in p for p in problems)

@@ -8,6 +8,7 @@ from planner.optimize.constraints.commitments import committed_terms
 from planner.optimize.data import RENTED, ModelData
 from planner.optimize.linear import Row, Term, add_rows
 from planner.optimize.variables import Vars
+from planner.scenario.timing import EPS_YEARS
 
 
 def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
@@ -21,12 +22,15 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     ends at t's start, plus units on order arriving then) and t's rentals. Pooled per
     hardware, as the capacity rows are::
 
-        Σ_{w,role: w active in t} e[w,p] · x_inf[w,role,h,p] + Σ_{r,s} x_train[r,h,s,t]
+        Σ_{w,role: w active in t} e[w,p] · x_inf[w,role,h,p] + Σ_{r,s} train[r,h,s,t]
             ≤ α · Σ_s start[h,s,t] + rent[h,t] + committed units of h running in t
 
     and per owned site where h works in more than one place (a run is tied to one)::
 
-        Σ_r x_train[r,h,s,t] ≤ α · start[h,s,t]
+        Σ_r train[r,h,s,t] ≤ α · start[h,s,t]
+
+    (train = x_train, the run's units in t, for a run working whole periods; the whole
+    cluster for a run with a duration, below)
 
     With the end-of-period rows, these make every instant inside t feasible: the fleet
     is linear from t's start to its end and the demand convex (the argument of
@@ -36,13 +40,14 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     plan switching a workload from h to newly rented hardware at t's start while
     training steps up on h is refused). Not held: a rental or a switch between rented
     types at t's start with no training on h (rentals held for whole periods change
-    there; p's assignment may not fit t's rentals), and a training run with
-    ``duration_days``, which counts at its average occupancy of t (as in the capacity
-    rows), not its whole cluster at the instant it starts; ``--resolution-check`` and
-    the checker hold the rows as written.
+    there; p's assignment may not fit t's rentals); ``--resolution-check`` and the
+    checker hold the rows as written. A training run with ``duration_days`` counts
+    with its whole cluster, ``Σ u · z[r,h,s,u,p]`` over its menu choices covering t
+    that started by t's start, not its average occupancy of t as in the capacity rows.
     """
-    x_inf, x_train = var.x_inf, var.x_train
+    x_inf = var.x_inf
     active = set(d.demand_index)
+    clusters = _whole_clusters(d, var)
     units = d.period_start_units
     rent_keys = frozenset(d.rent_index)
     by_place: dict[tuple, list[str]] = {}
@@ -53,7 +58,11 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
         if t not in d.ramp_periods:
             continue
         for h in d.hardware:
-            train = [(1.0, x_train[(r, h, s, t)]) for r, s in d.pool_train.get((h, t), ())]
+            train = [
+                term
+                for r, s in d.pool_train.get((h, t), ())
+                for term in _at_work(d, var, clusters, (r, h, s, t))
+            ]
             inf = [
                 (d.demand_end_share.get((w, p), 1.0), x_inf[(w, role, h, p)])
                 for w, role in d.pool_inf.get((h, p), ())
@@ -74,11 +83,37 @@ def add_period_start(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     for h, s, t in d.site_train_index:
         if s == RENTED or t not in d.ramp_periods:
             continue
-        terms = [(1.0, x_train[(r, h, s, t)]) for r in d.train_at_unit[(h, s, t)]]
+        terms = [
+            term
+            for r in d.train_at_unit[(h, s, t)]
+            for term in _at_work(d, var, clusters, (r, h, s, t))
+        ]
         if (h, s, t) in units:
             terms += _start_units(d, var, h, s, t, -d.availability)
         per_place[(h, s, t)] = (None, terms, 0.0)
     add_rows(m, "training_period_start", per_place, "training at a period's start ≤ units there")
+
+
+def _whole_clusters(d: ModelData, var: Vars) -> dict[tuple, list[Term]]:
+    """(r, h, s, t) → ``Σ u · z[r,h,s,u,p]`` over the menu choices of a run with a
+    duration at work at t's start: those covering t that started by then (a choice
+    starts at its period's start, or later at the run's ``earliest_start``)."""
+    start = {p.label: p.start for p in d.periods}
+    out: dict[tuple, list[Term]] = {}
+    for key in d.train_menu_index:
+        r, h, s, units, _ = key
+        for t, _share in d.train_menu_cover[key]:
+            if d.train_menu_start[key] <= start[t] + EPS_YEARS:
+                out.setdefault((r, h, s, t), []).append((float(units), var.z_train[key]))
+    return out
+
+
+def _at_work(d: ModelData, var: Vars, clusters: dict[tuple, list[Term]], key: tuple) -> list[Term]:
+    """Units of run r on h at s at work at t's start: a run with a duration its whole
+    cluster when it runs in t, any other run its units in t (it works the whole period)."""
+    if key[0] in d.train_duration_runs:
+        return clusters.get(key, [])
+    return [(1.0, var.x_train[key])]
 
 
 def _start_units(d: ModelData, var: Vars, h: str, s: str, t: object, scale: float) -> list[Term]:

@@ -373,7 +373,9 @@ def _service_plan(
         one.hold(cap(service_value))
         if _cost_lp(one, deadline):
             return service_value, one.value(), list(highs.getSolution().col_value), True
-        return service_value, float(one.cost @ np.asarray(values)), values, False
+        # as HiGHS would report it (its offset is the handed-over objective's constant)
+        cost = float(one.cost @ np.asarray(values)) + float(highs.getLp().offset_)
+        return service_value, cost, values, False
     return None
 
 
