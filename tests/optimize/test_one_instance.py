@@ -169,3 +169,30 @@ def test_the_time_guard_s_plan_on_baseline_serves_all_and_costs_no_less(
     assert result.headline["unmet_training_flops"] == pytest.approx(0.0, abs=1.0)
     assert result.headline["npv_cost_usd"] >= 2.8568e9
     assert check_plan(result) == []
+
+
+def test_the_time_guard_s_cost_is_the_plan_s_when_no_cost_lp_finishes(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every cost LP cut off (the first, and the one over the continuous decisions of
+    the rounded plan): the cost reported is the plan's own, as the tables price it."""
+    from planner.optimize.solvers import lexicographic
+
+    run, runs = lexicographic._Instance.run, []
+
+    def only_the_service_lps(self, deadline, solver="choose", strategy=0) -> bool:
+        runs.append((solver, strategy))
+        cost_lp = strategy == lexicographic.PRIMAL_SIMPLEX or (solver == "ipm" and len(runs) > 1)
+        return False if cost_lp else run(self, deadline, solver, strategy)
+
+    monkeypatch.setattr(lexicographic._Instance, "run", only_the_service_lps)
+    with caplog.at_level("WARNING", logger="planner.optimize"):
+        result = plan(load("priority_shortfall"), strategy="lp-first", time_limit_s=60)
+    assert "cost not minimised" in caplog.text
+    assert result.headline["termination"] == COST_UNMINIMISED
+    assert result.tables["purchases"]["units"].tolist() == [2]
+    assert result.headline["objective_usd"] == pytest.approx(2 * PER_UNIT, rel=1e-9)
+    assert result.headline["objective_usd"] == pytest.approx(
+        result.headline["npv_cost_usd"], rel=1e-9
+    )
+    assert check_plan(result) == []
