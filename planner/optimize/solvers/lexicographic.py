@@ -350,15 +350,15 @@ def _service_plan(
     rounding: Rounding,
     service_warm: Warm,
     deadline: float | None,
+    minimised_only: bool = False,
 ) -> tuple[float, float, list[float], bool] | None:
-    """The time guard: the cost LP did not finish in its share of the time, so the
-    service LP's plan rounded (up, else down) and its service LP re-solved warm with
-    the whole decisions fixed (s_R), then, in the time left, the cost of the
-    continuous decisions minimised with the service held at ``cap(s_R)``. (s_R, the
-    plan's NPV cost, its column values, whether that cost was minimised over the
-    continuous decisions), or None when no rounding has an LP solution. The whole
-    decisions are the service LP's, not chosen for cost: the plan is feasible, its
-    cost has no bound."""
+    """The service LP's plan rounded (up, else down) and its service LP re-solved warm
+    with the whole decisions fixed (s_R), then, in the time left, the cost of the
+    continuous decisions minimised with the service held at ``cap(s_R)``: (s_R, the
+    plan's NPV cost, its column values, whether that cost was minimised), or None when
+    no rounding has an LP solution (``minimised_only``: none whose cost LP finished).
+    Step 3's last resort, and the time guard's plan (whose whole decisions are the
+    service LP's, not chosen for cost: feasible, its cost without a bound)."""
     highs = one.highs
     one.serve_all(False)
     for up in (True, False):
@@ -373,6 +373,8 @@ def _service_plan(
         one.hold(cap(service_value))
         if _cost_lp(one, deadline):
             return service_value, one.value(), list(highs.getSolution().col_value), True
+        if minimised_only:
+            continue
         # as HiGHS would report it (its offset is the handed-over objective's constant)
         cost = float(one.cost @ np.asarray(values)) + float(highs.getLp().offset_)
         return service_value, cost, values, False
@@ -448,19 +450,8 @@ def _rounded(
         one.hold(cap(service_lp))
         if one.run(deadline):
             return one.value_service(), one.value(), list(highs.getSolution().col_value)
-    one.serve_all(False)
-    for up in (True, False):
-        _fix(one, model, rounding, service_warm, up)
-        one.objective(one.service)
-        one.hold(np.inf)
-        if not one.run(deadline):
-            continue
-        service_value = one.value()  # before the objective changes (that clears it)
-        one.objective(one.cost)
-        one.hold(cap(service_value))
-        if _cost_lp(one, deadline):
-            return service_value, one.value(), list(highs.getSolution().col_value)
-    return None
+    found = _service_plan(one, model, rounding, service_warm, deadline, minimised_only=True)
+    return None if found is None else found[:3]
 
 
 def _cost_lp(one: _Instance, deadline: float | None) -> bool:
