@@ -235,7 +235,7 @@ def solve_lexicographic(
             values = better
         hs.set_integrality(bridge, True)
         guarded = (service_value, service_bound, objective, values, minimised)
-        return _unminimised(one, guarded, service_seconds, started)
+        return _unminimised(one, guarded, service_gap, service_seconds, started)
     cost_lp = one.value()
     basis = highs.getBasis()
     row_dual = min(float(highs.getSolution().row_dual[one.row]), 0.0)
@@ -300,18 +300,7 @@ def solve_lexicographic(
     cost_seconds = time.perf_counter() - started - (service_seconds - service_lp_seconds)
     started = time.perf_counter()
     hs.load(bridge, values)
-    proved = service_value <= cap(service_bound) or (
-        1.0 - service_bound / service_value <= service_gap
-    )
-    service = SolveResult(
-        status=SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE,
-        termination="convergenceCriteriaSatisfied" if proved else "maxTimeLimit",
-        objective=service_value,
-        bound=service_bound,
-        seconds=service_seconds,
-        solver=options.name,
-        solver_seconds=service_seconds,
-    )
+    service = _service_result(service_value, service_bound, service_gap, service_seconds, options)
     result = SolveResult(
         status=status,
         termination=termination,
@@ -326,6 +315,23 @@ def solve_lexicographic(
         nonzeros=bridge.nonzeros,
     )
     return Lexicographic(result, service, service_lp, cost_lp)
+
+
+def _service_result(
+    value: float, bound: float, service_gap: float, seconds: float, options: SolverOptions
+) -> SolveResult:
+    """The service stage's result: optimal when the plan's service s_R is within the
+    held row's tolerance of the bound, or within ``service_gap`` of it."""
+    proved = value <= cap(bound) or (1.0 - bound / value <= service_gap)
+    return SolveResult(
+        status=SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE,
+        termination="convergenceCriteriaSatisfied" if proved else "maxTimeLimit",
+        objective=value,
+        bound=bound,
+        seconds=seconds,
+        solver=options.name,
+        solver_seconds=seconds,
+    )
 
 
 Warm = tuple[list[float], Any]
@@ -384,6 +390,7 @@ def _service_plan(
 def _unminimised(
     one: _Instance,
     found: tuple[float, float, float, list[float], bool],
+    service_gap: float,
     service_seconds: float,
     started: float,
 ) -> Lexicographic:
@@ -402,15 +409,8 @@ def _unminimised(
     cost_seconds = time.perf_counter() - started
     loaded = time.perf_counter()
     hs.load(one.bridge, values)
-    proved = service_value <= cap(service_bound)
-    service = SolveResult(
-        status=SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE,
-        termination="convergenceCriteriaSatisfied" if proved else "maxTimeLimit",
-        objective=service_value,
-        bound=service_bound,
-        seconds=service_seconds,
-        solver=one.options.name,
-        solver_seconds=service_seconds,
+    service = _service_result(
+        service_value, service_bound, service_gap, service_seconds, one.options
     )
     result = SolveResult(
         status=SolveStatus.FEASIBLE,
