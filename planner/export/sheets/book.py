@@ -305,6 +305,12 @@ def as_period(label: Any) -> Any:
     return int(text) if text.isdigit() else text
 
 
+def has_rows(plan: Any, name: str) -> bool:
+    """The plan has table ``name`` and it is not empty (an optional sheet is written)."""
+    frame = plan.tables.get(name)
+    return frame is not None and not frame.empty
+
+
 def table(plan: Any, name: str) -> pd.DataFrame:
     """``plan.tables[name]`` with its period columns as :func:`as_period` shows them.
 

@@ -16,6 +16,7 @@ from planner.export.sheets.book import (
     Column,
     as_period,
     criterion,
+    has_rows,
     sum_where,
     table,
     write_table,
@@ -28,8 +29,7 @@ TABLE = "Datacenter_builds"
 
 def has_builds(plan: Plan) -> bool:
     """The plan builds datacenter capacity (the workbook then has a Datacenter sheet)."""
-    builds = plan.tables.get("datacenter_builds")
-    return builds is not None and not builds.empty
+    return has_rows(plan, "datacenter_builds")
 
 
 def write_datacenter(book: Book, plan: Plan) -> None:

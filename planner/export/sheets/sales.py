@@ -9,7 +9,7 @@ resale curve at the unit's age, written as a value) and their present value
 from __future__ import annotations
 
 from planner.export import cells
-from planner.export.sheets.book import PERIOD, Book, Column, table, write_table
+from planner.export.sheets.book import PERIOD, Book, Column, has_rows, table, write_table
 from planner.results import Plan
 
 TITLE = "Sales"
@@ -17,8 +17,7 @@ TITLE = "Sales"
 
 def has_sales(plan: Plan) -> bool:
     """The plan sold something early (the workbook then has a Sales sheet)."""
-    sales = plan.tables.get("sales")
-    return sales is not None and not sales.empty
+    return has_rows(plan, "sales")
 
 
 def write_sales(book: Book, plan: Plan) -> None:
