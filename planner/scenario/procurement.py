@@ -9,16 +9,13 @@ is built or leased for (facility power = IT × PUE).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.catalog import datacenter_defaults, offer_catalog
 from planner.field_docs import DocumentedFields
 from planner.scenario.meta import meta
-
-if TYPE_CHECKING:
-    from planner.scenario.schema import Site
 
 _PositiveYearValue = Annotated[float, Field(gt=0)] | dict[int, Annotated[float, Field(gt=0)]]
 TERMS: tuple[int, ...] = (1, 3)
@@ -91,12 +88,6 @@ class DatacenterLease(_Section):
         _PositiveYearValue | None, meta(perf=False, unit="kW of critical IT", fill="hold")
     ] = None
     """Most kW that can be under lease at once; absent = unlimited."""
-
-
-def pays_for_capacity(site: Site) -> bool:
-    """True for a site with ``build`` or ``lease``: it pays for built and contracted kW,
-    not for installed kW (its given ``power_cap_mw`` is capacity already paid for)."""
-    return site.build is not None or site.lease is not None
 
 
 def rent_only(max_units_per_year: float | dict[int, float] | None) -> bool:

@@ -185,6 +185,12 @@ class Site(_Section):
             )
         return self
 
+    @property
+    def pays_for_capacity(self) -> bool:
+        """True for a site with ``build`` or ``lease``: it pays for built and contracted
+        kW, not for installed kW (its given ``power_cap_mw`` is capacity already paid for)."""
+        return self.build is not None or self.lease is not None
+
 
 class Budget(_Section):
     capex_usd: Annotated[

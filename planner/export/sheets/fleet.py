@@ -31,7 +31,6 @@ from planner.export import cells
 from planner.export.sheets.book import PERIOD, Book, Column, Row, table, write_table
 from planner.export.sheets.catalog import unit_kw, unit_price
 from planner.results import Plan
-from planner.scenario.procurement import pays_for_capacity
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import KW_PER_MW
@@ -176,7 +175,7 @@ def fleet_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
         ),
         facility_usd_per_kw_year=pd.Series(
             [
-                0.0 if pays_for_capacity(sites[s]) else r.facility_usd_per_kw_year
+                0.0 if sites[s].pays_for_capacity else r.facility_usd_per_kw_year
                 for s, r in zip(fleet["site"], rates, strict=True)
             ],
             index=fleet.index,
@@ -279,7 +278,7 @@ def write_fleet(book: Book, plan: Plan, scenario: Scenario) -> None:
             cells.USD,
             # a site that builds or leases pays for its capacity (Costs: datacenter
             # rows), not per installed kW: 0 there, as the optimiser charges it
-            lambda r: None if pays_for_capacity(sites[r["site"]]) else site_ref("facility", r),
+            lambda r: None if sites[r["site"]].pays_for_capacity else site_ref("facility", r),
         ),
         Column(
             "facility_usd_per_unit_year",

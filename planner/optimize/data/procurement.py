@@ -24,7 +24,6 @@ from planner.economics import rent_usd_per_unit_year, residual_fraction
 from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.scenario.periods import Period, PeriodLabel, level_at, periods_alive, rate_at
-from planner.scenario.procurement import pays_for_capacity
 from planner.scenario.procurement import rent_only as max_units_rent_only
 from planner.scenario.schema import HardwareChoice, Site
 from planner.units import KW_PER_MW
@@ -140,7 +139,7 @@ def datacenter(ctx: Context) -> Datacenter:
     sites: list[str] = []
     for site in ctx.scenario.sites:
         s = site.name
-        if pays_for_capacity(site):
+        if site.pays_for_capacity:
             sites.append(s)
         build, lease = site.build, site.lease
         if build is not None:

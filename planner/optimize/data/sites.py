@@ -16,7 +16,6 @@ from planner.optimize.data.context import Context
 from planner.optimize.data.model_data import Key
 from planner.optimize.data.procurement import given_cap_mw
 from planner.scenario.periods import level_at, rate_at
-from planner.scenario.procurement import pays_for_capacity
 from planner.units import RENTED
 
 
@@ -52,7 +51,7 @@ def site_economics(ctx: Context, fleet_index: tuple[Key, ...]) -> SiteEconomics:
             kw, rates.pue, utilisation, rates.electricity_usd_per_kwh
         )
         # A site that builds or leases pays for its capacity, not for installed kW.
-        per_kw = 0.0 if pays_for_capacity(rows[s]) else rates.facility_usd_per_kw_year
+        per_kw = 0.0 if rows[s].pays_for_capacity else rates.facility_usd_per_kw_year
         facility[(h, s, t)] = facility_usd_per_unit_year(kw, per_kw)
     return {
         "pue": pue,

@@ -217,13 +217,13 @@ def solve_lexicographic(
     # but not dual feasible for the new objective: primal simplex from it.
     if not one.run(_share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX):
         log.info("lexicographic lp-first: the cost LP ended %s", highs.getModelStatus())
-        found = _service_plan(one, model, rounding, service_warm, deadline)
+        guard = _service_plan(one, model, rounding, service_warm, deadline)
         ints = bridge.integers
         highs.changeColsBounds(len(ints), ints, bridge.lower[ints], bridge.upper[ints])
-        if found is None:
+        if guard is None:
             hs.set_integrality(bridge, True)
             return None
-        service_value, objective, values, minimised = found
+        service_value, objective, values, minimised = guard
         service_bound = service_lp
         if service_value > cap(service_lp):  # rounding lost service: the service MILP
             milp_started = time.perf_counter()
