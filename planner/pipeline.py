@@ -103,7 +103,8 @@ def throughput(scenario: Scenario, calibration_path: str | Path | None = None) -
 
     ``calibration_path``: a calibration file to use instead of the scenario's own
     ``calibration`` (which :func:`planner.scenario.load_scenario` has already resolved
-    against the scenario's folder).
+    against the scenario's folder), or ``"none"`` for the built-in priors; with neither,
+    the shipped calibration (:func:`planner.perf.efficiency.default_calibration`).
     """
     from planner.perf import throughput_tables  # the perf package is heavy; import late
 

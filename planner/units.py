@@ -58,6 +58,9 @@ USD_SCALE: Final = 1e6
 # --- labels ---------------------------------------------------------------------------
 RENTED: Final = "(rented)"
 """Virtual site of rented capacity: no power cap, no facility, billed per hour."""
+NO_CALIBRATION: Final = "none"
+"""A scenario's ``calibration`` or ``--calibration`` asking for the inference model's
+built-in efficiency priors instead of the shipped default calibration (not a file)."""
 
 # --- solvers --------------------------------------------------------------------------
 SOLVER_NAMES: Final = (

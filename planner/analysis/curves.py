@@ -75,7 +75,8 @@ def curve_frame(
     ``precision`` names the weights; the ``precision`` column shows what is served
     (``w4a8`` on a part without fp4 units). Unservable points keep a row with zero
     throughput, no $/Mtok and a reason. ``draft_tokens`` / ``acceptance_rate``:
-    speculative decoding (multi-token prediction) at every point.
+    speculative decoding (multi-token prediction) at every point. ``calibration``: None
+    uses the shipped calibration (:func:`planner.perf.efficiency.default_calibration`).
     """
     rows = []
     case = ServingCase(

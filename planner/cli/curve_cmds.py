@@ -12,10 +12,10 @@ from planner.analysis.curves import curve_frame, plot_curves
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import PRECISIONS
 from planner.cli.common import echo_err, emit_json, frame_records, print_frame
-from planner.cli.options import INPUT, format_option
+from planner.cli.options import calibration_option, format_option
 from planner.cli.outputs import check_outputs, require_suffix
 from planner.errors import InputError, Problem
-from planner.perf.efficiency import load_calibration
+from planner.perf.efficiency import calibration_file, calibration_table
 
 MAX_POINTS = 1000
 CURVE_TABLE_HEADERS = {
@@ -111,7 +111,7 @@ def _tokens(option: str, value: float) -> float:
     help="Speculative decoding: DRAFT:ACCEPT, tokens drafted per step and their acceptance "
     "rate (e.g. 1:0.85, DeepSeek-V3's multi-token prediction). Default: off.",
 )
-@click.option("--calibration", type=INPUT, help="Calibration YAML from `planner calibrate`.")
+@calibration_option(scenario=False)
 @click.option("--plot", type=click.Path(path_type=Path), help="Write the curves as a PNG.")
 @format_option
 def curve(
@@ -149,8 +149,9 @@ def curve(
     _tokens("--output-tokens", output_tokens)
     draft, accept = parse_mtp(mtp) if mtp is not None else (0, 0.0)
     require_suffix(plot, (".png",), "--plot")
-    check_outputs([*([calibration] if calibration else [])], plot)
-    table = load_calibration(calibration) if calibration is not None else None
+    file = calibration_file(calibration)
+    check_outputs([*([file] if file else [])], plot)
+    table = calibration_table(calibration)
     frame = curve_frame(
         model, specs, precision, input_tokens, output_tokens, points, table, draft, accept
     )

@@ -70,6 +70,25 @@ def out_option(help: str, **attrs: Any) -> Decorator[Any]:
     return click.option("--out", "out", type=FILE, help=help, **attrs)
 
 
+# --- the performance model ---------------------------------------------------------------
+
+
+def calibration_option(*, scenario: bool) -> Decorator[Any]:
+    """``--calibration FILE|none``: the inference model's efficiency factors (resolve the
+    value with :func:`planner.perf.efficiency.calibration_table`); ``scenario``: the
+    command reads a scenario, whose ``calibration:`` the option replaces."""
+    default = "the scenario's `calibration:`, else the shipped" if scenario else "the shipped"
+    return click.option(
+        "--calibration",
+        "calibration",
+        type=INPUT,
+        help="Calibration YAML from `planner calibrate`, or `none` for the raw built-in "
+        "priors (the roofline without a fit; a file called none: ./none) "
+        f"[default: {default} calibration, fitted on MLPerf Inference v4.1 and published "
+        "DeepSeek-V3/R1 serving points].",
+    )
+
+
 # --- solving -----------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from planner.errors import PlannerError
 from planner.export.atomic import check_target
 from planner.scenario.loader import MAX_EXTENDS_DEPTH
 from planner.scenario.yamlio import read_yaml
+from planner.units import NO_CALIBRATION
 
 WORKBOOK = (".xlsx",)
 TABLE = (".csv", ".parquet")
@@ -62,7 +63,7 @@ def scenario_inputs(path: Path, calibration: str | None = None) -> list[Path]:
     inputs = [path]
     if path.suffix.lower() in YAML:
         inputs += _extends_chain(path)
-    if calibration is not None:
+    if calibration not in (None, NO_CALIBRATION):
         inputs.append(Path(calibration))
     return inputs
 

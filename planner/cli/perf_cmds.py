@@ -11,7 +11,7 @@ import pandas as pd
 
 from planner import economics
 from planner.cli.common import echo_err, emit_json, frame_records, print_frame
-from planner.cli.options import INPUT, format_option, out_option
+from planner.cli.options import INPUT, calibration_option, format_option, out_option
 from planner.cli.outputs import CSV, YAML, check_outputs, require_suffix
 from planner.errors import InputError, Problem
 from planner.export.atomic import write_atomically
@@ -26,7 +26,13 @@ from planner.perf.calibration import (
     fit,
     predict,
 )
-from planner.perf.efficiency import EfficiencyTable, load_calibration, save_calibration
+from planner.perf.efficiency import (
+    NO_CALIBRATION,
+    EfficiencyTable,
+    calibration_file,
+    calibration_table,
+    save_calibration,
+)
 from planner.perf.inference import inference_table
 from planner.scenario import Scenario, load_scenario
 
@@ -85,29 +91,29 @@ TRAINING_TABLE_HEADERS = {
     "reason": "reason",
 }
 
-_calibration_option = click.option(
-    "--calibration",
-    "calibration",
-    type=INPUT,
-    help="Calibration YAML from `planner calibrate` (default: built-in efficiency factors).",
-)
-
-
 # --- throughput --------------------------------------------------------------------------
 
 
-def _scenario_calibration(scenario: Scenario, option: Path | None) -> EfficiencyTable | None:
-    if option is not None:
-        return load_calibration(option)
-    if scenario.calibration is not None:
-        return load_calibration(scenario.calibration)  # resolved by load_scenario
-    return None
+def _scenario_calibration(scenario: Scenario, option: Path | None) -> EfficiencyTable:
+    """``--calibration`` if given (``none``: the built-in priors), else the scenario's
+    ``calibration``, else the shipped calibration."""
+    return calibration_table(option or scenario.calibration)  # resolved by load_scenario
+
+
+def _calibration_label(scenario: Scenario, option: Path | None) -> str | None:
+    """What the terminal says the calibration is, when it is not the shipped default."""
+    named = option or scenario.calibration
+    if named is None:
+        return None
+    file = calibration_file(named)
+    return str(file) if file else f"{NO_CALIBRATION} (built-in priors)"
 
 
 def priced_inference_table(
     scenario: Scenario, year: int, calibration: EfficiencyTable | None
 ) -> pd.DataFrame:
-    """The inference table priced in ``year`` (see economics.price_inference_table)."""
+    """The inference table priced in ``year`` (see economics.price_inference_table);
+    ``calibration`` None: the scenario's, else the shipped one."""
     return economics.price_inference_table(scenario, inference_table(scenario, calibration), year)
 
 
@@ -126,7 +132,7 @@ def training_view(scenario: Scenario) -> pd.DataFrame:
     type=click.Choice(["inference", "training"]),
     help="Print one table only (handy with --format csv).",
 )
-@_calibration_option
+@calibration_option(scenario=True)
 @format_option
 def throughput(
     scenario_file: Path, year: int | None, only: str | None, calibration: Path | None, fmt: str
@@ -157,8 +163,9 @@ def throughput(
             ),
         )
     table = _scenario_calibration(scenario, calibration)
-    if table is not None:
-        echo_err(f"calibration: {calibration or scenario.calibration}")
+    label = _calibration_label(scenario, calibration)
+    if label is not None:
+        echo_err(f"calibration: {label}")
     inference = priced_inference_table(scenario, year, table) if only != "training" else None
     training = training_view(scenario) if only != "inference" else None
     if fmt == "json":
@@ -277,7 +284,7 @@ def _summary_record(summary: ErrorSummary) -> dict[str, Any]:
 
 @click.command("perf-check")
 @click.argument("bench_files", metavar="BENCH.csv...", type=INPUT, nargs=-1, required=True)
-@_calibration_option
+@calibration_option(scenario=False)
 @out_option(
     "Write the input rows plus predicted tokens/s, abs % error, binding and reason (one BENCH.csv)."
 )
@@ -290,8 +297,9 @@ def perf_check(
     Prints, per row, measured and predicted tokens/s per accelerator and the absolute
     % error, then the median and worst error, and the dense and MoE rows' medians apart
     when there are both. Several files are checked together (a `file` column names each
-    row's). Rows the model cannot run (the model does not fit, the SLO is out of reach)
-    get no prediction and a reason.
+    row's). Predictions use the shipped calibration unless --calibration names another
+    (`none`: the raw built-in priors). Rows the model cannot run (the model does not fit,
+    the SLO is out of reach) get no prediction and a reason.
     BENCH.csv columns: hardware, model, precision, input_tokens, output_tokens,
     tokens_per_s_per_accelerator; optional tokens_per_s_per_user (SLO), concurrency,
     accelerators, phase, kv_precision, cache_hit_rate, source; others are kept.
@@ -301,7 +309,7 @@ def perf_check(
       planner perf-check tests/data/mlperf-inference-v4.1.csv
       planner perf-check bench.csv --calibration calibration.yaml --out checked.csv
       planner perf-check tests/data/mlperf-inference-v4.1.csv \\
-          tests/data/moe-serving-reference.csv --calibration tests/data/serving-calibration.yaml
+          tests/data/moe-serving-reference.csv --calibration none
     """
     require_suffix(out, CSV, "--out")
     if out is not None and len(bench_files) > 1:
@@ -315,8 +323,9 @@ def perf_check(
             ),
         )
     benches = [read_benchmarks(path) for path in bench_files]
-    table = load_calibration(calibration) if calibration is not None else None
-    check_outputs([*bench_files, *([calibration] if calibration else [])], out)
+    table = calibration_table(calibration)
+    file = calibration_file(calibration)
+    check_outputs([*bench_files, *([file] if file else [])], out)
     frame = check_frame(benches[0], table, *benches[1:])
     rows = [row for bench in benches for row in bench.rows]
     summary, kinds = error_summary(rows, table), kind_summaries(rows, table)
@@ -371,9 +380,10 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
     Fits bandwidth and compute efficiency, prefill MFU, per-step overhead (and the MoE
     efficiency where there are MoE rows) for each hardware family and precision with
     at least two rows; groups with one row share one correction of their defaults.
-    Families without rows keep their defaults. Prints the median and worst absolute %
-    error before and after. BENCH.csv format: see `planner perf-check --help`; several
-    files are fitted together.
+    Families without rows keep their defaults. The fit starts from the built-in priors
+    (not the shipped calibration, which is this fit of the two files in tests/data).
+    Prints the median and worst absolute % error before (priors) and after. BENCH.csv
+    format: see `planner perf-check --help`; several files are fitted together.
 
     \b
     Example:

@@ -3,7 +3,8 @@
 A benchmark row (format: :mod:`planner.perf.benchmarks`) becomes a serving case: the
 SLO is the row's ``tokens_per_s_per_user`` if given, else maximum throughput (the
 largest batch that fits memory); a ``concurrency`` fixes the batch. :func:`predict`
-returns the model's tokens/s per accelerator for it.
+returns the model's tokens/s per accelerator for it (with the shipped default
+calibration unless told otherwise).
 
 :func:`fit` groups rows by hardware family and precision. For each group with at
 least ``MIN_ROWS_PER_GROUP`` rows it minimises
@@ -11,7 +12,9 @@ least ``MIN_ROWS_PER_GROUP`` rows it minimises
     mean over rows of (ln predicted − ln measured)²  +  λ · Σ (ln θ − ln θ₀)²
 
 over the factors θ = (η_bw, η_c, prefill MFU, t_overhead, and η_moe where the group has
-at least two MoE rows), θ₀ being the group's prior (built-in defaults);
+at least two MoE rows), θ₀ being the group's prior (the built-in priors,
+:data:`~planner.perf.efficiency.BUILTIN_PRIORS`, never the shipped calibration, so
+re-fitting the shipped benchmark files gives the shipped calibration back);
 λ = ``PRIOR_WEIGHT`` keeps factors the rows cannot tell apart near their priors. Rows
 of smaller groups are fitted together with one *shared* correction: the same
 multipliers ``θ / θ₀`` for every small group, so family differences in the priors are
@@ -32,6 +35,7 @@ import numpy as np
 
 from planner.perf.benchmarks import BenchRow
 from planner.perf.efficiency import (
+    BUILTIN_PRIORS,
     Efficiency,
     EfficiencyTable,
     resolve_efficiency,
@@ -69,7 +73,10 @@ class Prediction:
 
 
 def predict(row: BenchRow, efficiency: Efficiency | EfficiencyTable | None = None) -> Prediction:
-    """Predicted tokens/s per accelerator for ``row`` (output tokens; input for prefill)."""
+    """Predicted tokens/s per accelerator for ``row`` (output tokens; input for prefill).
+
+    ``efficiency``: None uses the shipped default calibration; ``BUILTIN_PRIORS`` the raw
+    priors."""
     eff = resolve_efficiency(efficiency, row.hardware.family, row.case.precision)
     result = serve(row.model, row.hardware, row.case, eff)
     if row.phase == "prefill":
@@ -106,7 +113,8 @@ class ErrorSummary:
 def error_summary(
     rows: Sequence[BenchRow], efficiency: Efficiency | EfficiencyTable | None = None
 ) -> ErrorSummary:
-    """Median and worst absolute % error of :func:`predict` over ``rows`` that run."""
+    """Median and worst absolute % error of :func:`predict` over ``rows`` that run
+    (``efficiency`` as :func:`predict`)."""
     errors = []
     for row in rows:
         error = predict(row, efficiency).abs_pct_error(row.measured_tokens_per_s_per_accelerator)
@@ -246,12 +254,13 @@ def _names_for(rows: list[BenchRow]) -> list[str]:
 
 
 def fit(rows: Sequence[BenchRow], base: EfficiencyTable | None = None, note: str = "") -> FitResult:
-    """Fit efficiency factors to measured rows (see module doc); ``base`` gives the priors.
+    """Fit efficiency factors to measured rows (see module doc); ``base`` gives the priors
+    (default: the built-in priors, not the shipped calibration).
 
     Only groups with rows get entries in the returned table; families without rows keep
     ``base``'s factors.
     """
-    base = base or EfficiencyTable()
+    base = BUILTIN_PRIORS if base is None else base
     runnable: list[BenchRow] = []
     skipped: list[tuple[BenchRow, str]] = []
     for row in rows:

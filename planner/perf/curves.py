@@ -99,7 +99,7 @@ def scenario_curves(
     inference table); unservable points have zeros and a ``reason``. ``ttft_s``: the
     chosen configuration's mean time to first token. ``efficiency`` /
     ``calibration_path``: as :func:`planner.perf.inference.inference_table` (default:
-    the scenario's ``calibration``).
+    the scenario's ``calibration``, else the shipped calibration).
     """
     source = _efficiency_source(scenario, efficiency, calibration_path)
     hardware = hardware_specs(scenario)

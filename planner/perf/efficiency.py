@@ -27,9 +27,21 @@ FLOPs by *achieved* compute. The factors that turn spec-sheet peaks into achieve
     Tokens of the busiest accelerator's experts over the mean under expert parallelism
     (EPLB-balanced deployments report 1.1-1.3); multiplies expert compute.
 
-Where the defaults come from
-----------------------------
-They are engineering priors, meant to be replaced by ``planner calibrate`` fits (on the
+The default: the shipped calibration
+------------------------------------
+Unless told otherwise, every command and library call uses the calibration shipped in
+``planner/perf/data/serving-calibration.yaml`` (:func:`default_calibration`), which
+``planner calibrate`` fits from the built-in priors below on the two benchmark files in
+``tests/data`` (MLPerf Inference v4.1 closed and published DeepSeek-V3/R1 serving
+points); a test re-runs that fit and requires the shipped file back. A scenario's
+``calibration`` key or ``--calibration FILE`` replaces it; ``calibration: none`` and
+``--calibration none`` (:data:`~planner.units.NO_CALIBRATION`; :data:`BUILTIN_PRIORS`
+in the library) give the raw priors.
+Families and precisions the benchmark files have no rows for keep their priors.
+
+Where the priors come from
+--------------------------
+They are engineering priors, the starting point of ``planner calibrate`` (on the
 MLPerf Inference v4.1 fixture in ``tests/data`` they give a median absolute error of
 ~13% before calibration, ~7% after):
 
@@ -79,6 +91,8 @@ import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +102,7 @@ from planner import safe_io
 from planner.catalog.schema import PRECISIONS
 from planner.errors import InputError, Problem
 from planner.scenario.yamlio import parse_yaml
+from planner.units import NO_CALIBRATION
 
 CALIBRATION_FORMAT = "planner-calibration/1"
 ANY_PRECISION = "all"
@@ -248,13 +263,48 @@ def _round(value: float) -> float:
     return float(f"{value:.4g}")
 
 
+BUILTIN_PRIORS = EfficiencyTable()
+"""The built-in priors alone, no calibration (``--calibration none``); what
+``planner calibrate`` fits from."""
+
+
+DEFAULT_CALIBRATION_FILE = "data/serving-calibration.yaml"
+"""The shipped default calibration, relative to the ``planner.perf`` package."""
+
+
+@lru_cache(maxsize=1)
+def default_calibration() -> EfficiencyTable:
+    """The shipped calibration (:data:`DEFAULT_CALIBRATION_FILE`): the default wherever no
+    calibration is named (see module doc)."""
+    source = resources.files("planner.perf").joinpath(DEFAULT_CALIBRATION_FILE)
+    return parse_calibration(source.read_text("utf-8"), f"planner/perf/{DEFAULT_CALIBRATION_FILE}")
+
+
+def calibration_table(path: str | Path | None) -> EfficiencyTable:
+    """The calibration a ``--calibration`` value or a scenario's ``calibration`` names:
+    None → :func:`default_calibration`, ``"none"`` (:data:`~planner.units.NO_CALIBRATION`)
+    → :data:`BUILTIN_PRIORS`, else the file (:func:`load_calibration`)."""
+    if path is None:
+        return default_calibration()
+    if str(path) == NO_CALIBRATION:
+        return BUILTIN_PRIORS
+    return load_calibration(path)
+
+
+def calibration_file(path: str | Path | None) -> Path | None:
+    """The file a ``--calibration`` value names; None for the default and for ``none``."""
+    return None if path is None or str(path) == NO_CALIBRATION else Path(path)
+
+
 def resolve_efficiency(
     efficiency: Efficiency | EfficiencyTable | None, family: str, precision: str
 ) -> Efficiency:
-    """One set of factors: a fixed ``Efficiency`` as given, else looked up by family."""
+    """One set of factors: a fixed ``Efficiency`` as given, else looked up by family in
+    ``efficiency`` (None: the shipped :func:`default_calibration`)."""
     if isinstance(efficiency, Efficiency):
         return efficiency
-    return (efficiency or EfficiencyTable()).lookup(family, precision)
+    table = default_calibration() if efficiency is None else efficiency
+    return table.lookup(family, precision)
 
 
 def save_calibration(table: EfficiencyTable, path: str | Path) -> None:
@@ -320,8 +370,12 @@ MAX_CALIBRATION_BYTES = 1_000_000
 
 def load_calibration(path: str | Path) -> EfficiencyTable:
     """Read a calibration YAML file; raise :class:`InputError` naming the bad entry."""
-    file = str(path)
     text = safe_io.read_text(path, limit=MAX_CALIBRATION_BYTES, what="calibration file")
+    return parse_calibration(text, str(path))
+
+
+def parse_calibration(text: str, file: str) -> EfficiencyTable:
+    """The calibration in ``text`` (read from ``file``, named in errors)."""
     not_calibration = Problem(
         path="",
         message="is not a calibration file (its content is not shown)",

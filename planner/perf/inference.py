@@ -54,8 +54,11 @@ from planner import deadline
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
 from planner.perf.efficiency import (
+    BUILTIN_PRIORS,
     Efficiency,
     EfficiencyTable,
+    calibration_table,
+    default_calibration,
     load_calibration,
     resolve_efficiency,
 )
@@ -86,6 +89,7 @@ from planner.perf.ttft import (
 from planner.perf.workloads import serving_workloads
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario
+from planner.units import NO_CALIBRATION
 
 __all__ = [
     "INFERENCE_COLUMNS",
@@ -538,11 +542,15 @@ def _efficiency_source(
     scenario: Scenario,
     efficiency: Efficiency | EfficiencyTable | None,
     calibration_path: str | Path | None,
-) -> Efficiency | EfficiencyTable | None:
+) -> Efficiency | EfficiencyTable:
+    """``efficiency`` if given, else ``calibration_path``, else the scenario's
+    ``calibration``, else the shipped default calibration (``"none"``: the built-in priors)."""
     if efficiency is not None:
         return efficiency
     if calibration_path is not None:
-        return load_calibration(calibration_path)
+        return calibration_table(calibration_path)
+    if scenario.calibration == NO_CALIBRATION:
+        return BUILTIN_PRIORS
     if scenario.calibration is not None:
         path = Path(scenario.calibration)
         if not path.is_file():
@@ -556,7 +564,7 @@ def _efficiency_source(
                 ),
             )
         return load_calibration(path)
-    return None
+    return default_calibration()
 
 
 def inference_table(
@@ -567,8 +575,10 @@ def inference_table(
     """One row per (serving workload, scenario hardware), columns ``INFERENCE_COLUMNS``.
 
     ``efficiency``: fixed factors for every row, or a table looked up per hardware
-    family and precision; default: ``calibration_path`` (or the scenario's
-    ``calibration`` key, which load_scenario resolves against the scenario file), else built-ins.
+    family and precision; default: ``calibration_path`` (``"none"``: the built-in priors,
+    :data:`~planner.perf.efficiency.BUILTIN_PRIORS`), else the scenario's ``calibration``
+    key (which load_scenario resolves against the scenario file), else the shipped
+    calibration (:func:`~planner.perf.efficiency.default_calibration`).
     Non-servable rows have ``servable`` False, a ``reason``, batch 0 and zero
     throughputs, except ``prefill_tokens_per_s_per_unit``, which is positive whenever a
     replica holds the weights (prefill-only parts; SLO misses; ``replica_accelerators``

@@ -24,6 +24,7 @@ from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
 from planner.scenario.timing_checks import check_timing
 from planner.scenario.training_checks import check_training_durations
+from planner.units import NO_CALIBRATION
 
 # Share of accelerator memory usable for weights and KV cache (the rest holds
 # activations, the runtime and fragmentation).
@@ -300,8 +301,9 @@ def check_models_fit(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) 
 
 
 def check_calibration_file(scenario: Scenario, base_dir: Path) -> list[Problem]:
-    """A named calibration file exists and is a regular file."""
-    if scenario.calibration is None:
+    """A named calibration file exists and is a regular file (``none``: the built-in
+    efficiency priors, no file)."""
+    if scenario.calibration in (None, NO_CALIBRATION):
         return []
     path = base_dir / scenario.calibration
     hint = "run `planner calibrate BENCH.csv --out FILE` or remove the key"

@@ -26,6 +26,7 @@ from planner.scenario.problems import (
 from planner.scenario.salvage import salvage
 from planner.scenario.schema import Scenario
 from planner.scenario.yamlio import Location, read_yaml
+from planner.units import NO_CALIBRATION
 
 __all__ = ["format_path", "load_scenario", "validation_problems"]
 
@@ -208,7 +209,7 @@ def load_scenario(path: str | Path) -> Scenario:
     problems = check_scenario(scenario, base_dir=path.parent)
     if problems:
         raise InputError(file, _located(problems, origins))
-    if scenario.calibration is not None:
+    if scenario.calibration not in (None, NO_CALIBRATION):
         # Relative to the scenario file, so the scenario runs from any directory.
         calibration = str((path.parent / scenario.calibration).resolve())
         scenario = scenario.model_copy(update={"calibration": calibration})

@@ -59,6 +59,7 @@ from planner.scenario.workbook_layout import (
 )
 from planner.scenario.workbook_open import open_workbooks
 from planner.scenario.workbook_reader import WorkbookReader
+from planner.units import NO_CALIBRATION
 
 log = logging.getLogger("planner.scenario")
 
@@ -150,7 +151,7 @@ def load_scenario_workbook(path: str | Path) -> schema.Scenario:
             "to change a value, edit it on its sheet",
             path,
         )
-    if scenario.calibration is not None:  # as load_scenario: relative to the workbook
+    if scenario.calibration not in (None, NO_CALIBRATION):  # as load_scenario: relative
         calibration = str((path.parent / scenario.calibration).resolve())
         scenario = scenario.model_copy(update={"calibration": calibration})
     return scenario

@@ -29,6 +29,7 @@ SHARED = [
     "--resume",
 ]
 SHARED += ["--fresh", "--no-progress", "--table", "--all-columns"]
+SHARED += ["--calibration"]
 
 
 def _commands(group: click.Group = cli) -> dict[str, click.Command]:

@@ -60,7 +60,7 @@ def test_perf_check_json(run_cli) -> None:
     assert len(document["rows"]) == 10
     assert document["summary"]["rows"] == 10
     before = document["summary"]["median_abs_pct_error"]
-    print(f"MLPerf fixture, built-in factors: median abs error {before:.1f}%")
+    print(f"MLPerf fixture, shipped calibration: median abs error {before:.1f}%")
     assert 0 < before < 50
 
 
@@ -212,6 +212,48 @@ def test_throughput_uses_scenario_calibration_relative_to_file(run_cli, tmp_path
     assert slow[0]["output_tokens_per_s_per_unit"] < fast[0]["output_tokens_per_s_per_unit"]
 
 
+SHIPPED = DATA / "serving-calibration.yaml"
+
+
+def _inference(run_cli, path: Path, *extra: str | Path) -> tuple[list[dict], str]:
+    code, out, err = run_cli("throughput", path, "--format", "json", "--only", "inference", *extra)
+    assert code == 0, err
+    return json.loads(out)["inference"], err
+
+
+def test_throughput_default_is_the_shipped_calibration(run_cli, tmp_path: Path) -> None:
+    """No `calibration:` key and a key naming the shipped file print the same table; the
+    default is not announced, a named file is."""
+    default, err = _inference(run_cli, write_scenario(tmp_path))
+    assert "calibration" not in err
+    named_path = tmp_path / "named" / "small.yaml"
+    named_path.parent.mkdir()
+    named_path.write_text(SCENARIO + f"calibration: {SHIPPED}\n", encoding="utf-8")
+    named, err = _inference(run_cli, named_path)
+    assert f"calibration: {SHIPPED}" in err
+    assert named == default
+    option, _ = _inference(run_cli, write_scenario(tmp_path), "--calibration", SHIPPED)
+    assert option == default
+
+
+def test_throughput_calibration_none_gives_the_raw_priors(run_cli, tmp_path: Path) -> None:
+    """`--calibration none` replaces the default and a scenario's own file alike with the
+    built-in priors: chat on H100 at its pre-default number (batch 220, 7,847 tok/s per
+    unit; 8,234 at batch 219 with the shipped calibration)."""
+    raw, err = _inference(run_cli, write_scenario(tmp_path), "--calibration", "none")
+    assert "calibration: none (built-in priors)" in err
+    chat = next(r for r in raw if r["workload"] == "chat" and r["hardware"] == "h100-hgx")
+    assert chat["batch"] == 220
+    assert chat["output_tokens_per_s_per_unit"] == pytest.approx(7847.480285299657, rel=1e-9)
+    default, _ = _inference(run_cli, write_scenario(tmp_path))
+    calibrated = next(r for r in default if r["workload"] == "chat" and r["hardware"] == "h100-hgx")
+    assert calibrated["output_tokens_per_s_per_unit"] == pytest.approx(8234.362544846361, rel=1e-9)
+    path = write_scenario(tmp_path, f"calibration: {SHIPPED}\n")
+    assert _inference(run_cli, path, "--calibration", "none")[0] == raw
+    said, err = _inference(run_cli, write_scenario(tmp_path, "calibration: none\n"))
+    assert said == raw and "calibration: none (built-in priors)" in err
+
+
 def test_throughput_bad_year_and_bad_scenario(run_cli, tmp_path: Path) -> None:
     code, _, err = run_cli("throughput", write_scenario(tmp_path), "--year", "2040")
     assert code == 2 and "outside the scenario horizon" in err
@@ -264,6 +306,45 @@ def test_calibrate_then_check_both_files_meets_dense_and_moe_targets(
     assert dense["median_abs_pct_error"] <= 10.0 and moe["median_abs_pct_error"] <= 20.0
     code, out, _ = run_cli("perf-check", MLPERF, MOE, "--calibration", calibration)
     assert code == 0 and "dense rows: median" in out and "MoE rows: median" in out
+
+
+def test_perf_check_default_is_the_shipped_calibration_and_none_the_priors(run_cli) -> None:
+    """Medians over both files: the default equals naming the shipped file; `none` gives
+    what perf-check printed before the shipped calibration was the default."""
+
+    def summary(*extra: str | Path) -> dict:
+        code, out, err = run_cli("perf-check", MLPERF, MOE, "--format", "json", *extra)
+        assert code == 0, err
+        return json.loads(out)
+
+    default, named, raw = (
+        summary(),
+        summary("--calibration", SHIPPED),
+        summary("--calibration", "none"),
+    )
+    assert default == named
+    assert raw["summary"]["median_abs_pct_error"] == pytest.approx(14.262515796992076, rel=1e-9)
+    assert raw["dense"]["median_abs_pct_error"] == pytest.approx(12.487137407860903, rel=1e-9)
+    assert raw["moe"]["median_abs_pct_error"] == pytest.approx(15.10413868228157, rel=1e-9)
+    print(
+        f"default: {default['summary']['median_abs_pct_error']:.1f}%, "
+        f"none: {raw['summary']['median_abs_pct_error']:.1f}%"
+    )
+    assert default["summary"]["median_abs_pct_error"] < raw["summary"]["median_abs_pct_error"]
+
+
+def test_curve_calibration_none_and_default(run_cli) -> None:
+    args = ["curve", "--model", "llama-3.1-70b", "--hardware", "h100-hgx", "--precision", "fp8"]
+    args += ["--interactivity", "40", "--format", "json"]
+
+    def tokens(*extra: str | Path) -> float:
+        code, out, err = run_cli(*args, *extra)
+        assert code == 0, err
+        return json.loads(out)["points"][0]["output_tokens_per_s_per_accelerator"]
+
+    default = tokens()
+    assert default == tokens("--calibration", SHIPPED)
+    assert default != tokens("--calibration", "none")
 
 
 def test_perf_check_out_takes_one_file(run_cli, tmp_path: Path) -> None:

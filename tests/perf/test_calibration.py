@@ -12,9 +12,14 @@ from planner.errors import InputError
 from planner.perf.benchmarks import read_benchmarks
 from planner.perf.calibration import error_summary, fit, nelder_mead, predict
 from planner.perf.efficiency import (
+    BUILTIN_PRIORS,
+    DEFAULT_CALIBRATION_FILE,
     Efficiency,
     EfficiencyTable,
+    calibration_table,
+    default_calibration,
     load_calibration,
+    resolve_efficiency,
     save_calibration,
 )
 from planner.perf.inference import serve
@@ -122,7 +127,7 @@ def test_fit_on_mlperf_brings_dense_median_under_15_percent() -> None:
     rows = read_benchmarks(MLPERF).rows
     result = fit(rows)
     dense = [r for r in rows if r.model.id == "llama-2-70b"]
-    before, after = error_summary(dense), error_summary(dense, result.table)
+    before, after = error_summary(dense, BUILTIN_PRIORS), error_summary(dense, result.table)
     print(f"dense rows: before {before.describe()}; after {after.describe()}")
     print(f"all rows: before {result.before.describe()}; after {result.after.describe()}")
     assert after.median_abs_pct < 15.0
@@ -265,6 +270,53 @@ def test_shipped_calibration_meets_dense_and_moe_targets() -> None:
     assert dense.rows == 6 and moe.rows == 12
     assert dense.median_abs_pct <= 10.0
     assert moe.median_abs_pct <= 20.0
+
+
+# --- the shipped calibration is the default ----------------------------------------------
+
+
+PACKAGE_CALIBRATION = (
+    Path(__file__).resolve().parents[2] / "planner/perf" / DEFAULT_CALIBRATION_FILE
+)
+
+
+def test_the_package_default_is_the_tests_data_calibration() -> None:
+    """One calibration: the file the package ships and the one tests/data documents."""
+    assert PACKAGE_CALIBRATION.read_bytes() == SHIPPED_CALIBRATION.read_bytes()
+    assert default_calibration() == load_calibration(SHIPPED_CALIBRATION)
+
+
+def test_refitting_the_shipped_benchmarks_reproduces_the_default() -> None:
+    """`planner calibrate` on both files in tests/data, from the built-in priors, gives the
+    shipped default back within its rounding (4 significant digits); about 3 s."""
+    rows = read_benchmarks(MLPERF).rows + read_benchmarks(MOE_REFERENCE).rows
+    refit = fit(rows).table.to_document()
+    shipped = default_calibration().to_document()
+    assert refit.get("shared") == shipped.get("shared")
+    assert refit["families"].keys() == shipped["families"].keys()
+    for family, precisions in shipped["families"].items():
+        assert refit["families"][family].keys() == precisions.keys(), family
+        for precision, factors in precisions.items():
+            got = refit["families"][family][precision]
+            assert got.keys() == factors.keys(), (family, precision)
+            for name, value in factors.items():
+                assert got[name] == pytest.approx(value, rel=1e-3), (family, precision, name)
+
+
+def test_predictions_default_to_the_shipped_calibration_and_none_to_the_priors() -> None:
+    rows = read_benchmarks(MLPERF).rows + read_benchmarks(MOE_REFERENCE).rows
+    shipped = load_calibration(SHIPPED_CALIBRATION)
+    for row in rows:
+        assert predict(row) == predict(row, shipped)
+        assert predict(row, calibration_table("none")) == predict(row, EfficiencyTable())
+    assert calibration_table(None) is default_calibration()
+    assert calibration_table("none") is BUILTIN_PRIORS
+    hopper = resolve_efficiency(None, "hopper", "fp8")
+    assert hopper == shipped.lookup("hopper", "fp8") != EfficiencyTable().lookup("hopper", "fp8")
+    # the numbers perf-check printed before the shipped calibration became the default
+    raw = error_summary(rows, BUILTIN_PRIORS)
+    assert raw.median_abs_pct == pytest.approx(14.262515796992076, rel=1e-9)
+    assert error_summary(rows).median_abs_pct < raw.median_abs_pct
 
 
 def test_wide_expert_parallel_places_hopper_deepseek_over_several_nodes() -> None:

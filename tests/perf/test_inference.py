@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,13 @@ from hypothesis import strategies as st
 
 from planner.catalog import hardware_catalog, model_catalog
 from planner.perf import throughput_tables
-from planner.perf.efficiency import Efficiency, EfficiencyTable, save_calibration
+from planner.perf.efficiency import (
+    BUILTIN_PRIORS,
+    Efficiency,
+    EfficiencyTable,
+    default_calibration,
+    save_calibration,
+)
 from planner.perf.inference import (
     INFERENCE_COLUMNS,
     ServingCase,
@@ -25,6 +32,7 @@ from planner.perf.inference import (
     serve,
 )
 from planner.perf.layouts import Layout, decode_step
+from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 
 HW = hardware_catalog()
@@ -414,6 +422,65 @@ def test_efficiency_argument_and_calibration_path(tmp_path: Any) -> None:
     assert from_file["output_tokens_per_s_per_unit"].iloc[0] == pytest.approx(
         slow["output_tokens_per_s_per_unit"].iloc[0]
     )
+
+
+SHIPPED_CALIBRATION = Path(__file__).resolve().parents[1] / "data" / "serving-calibration.yaml"
+RAW_CHAT_H100, RAW_CHAT_H100_BATCH = 7847.480285299657, 220
+"""Chat on H100 under the built-in priors, computed before the shipped calibration became
+the default (8,234 tok/s per unit at batch 219 with it)."""
+
+
+def _calibrated_scenario(tmp_path: Path, calibration: str = "") -> Scenario:
+    """fp8 chat on Hopper, Blackwell and MI300X (families the shipped file fits), bf16 on
+    Hopper (one it does not), from a YAML file as the CLI reads it."""
+    path = tmp_path / "s.yaml"
+    text = (
+        "name: t\nhorizon: {start: 2026, years: 1}\nsites: [{name: s, power_cap_mw: 100}]\n"
+        "hardware: [{id: h100-hgx}, {id: b200-hgx}, {id: mi300x-oam8}]\n"
+        "models: [{id: llama-3.1-70b}, {id: deepseek-v3}]\n"
+        "inference:\n"
+        "  - {name: chat, model: llama-3.1-70b, tokens_per_day: 1.0e9,"
+        " slo_tokens_per_s_per_user: 40}\n"
+        "  - {name: wide, model: llama-3.1-70b, precision: bf16, tokens_per_day: 1.0e9}\n"
+        "  - {name: moe, model: deepseek-v3, tokens_per_day: 1.0e9, slo_ttft_s: 3}\n" + calibration
+    )
+    path.write_text(text, encoding="utf-8")
+    return load_scenario(path)
+
+
+def test_no_calibration_key_is_the_shipped_calibration(tmp_path: Path) -> None:
+    """The default and a scenario naming the shipped file give the same table, the one
+    the CLI's `throughput` prints (it calls inference_table with the resolved table)."""
+    default = _calibrated_scenario(tmp_path)
+    named = _calibrated_scenario(tmp_path, f"calibration: {SHIPPED_CALIBRATION}\n")
+    assert named.calibration == str(SHIPPED_CALIBRATION)
+    expected = inference_table(named)
+    pd.testing.assert_frame_equal(inference_table(default), expected)
+    pd.testing.assert_frame_equal(inference_table(default, default_calibration()), expected)
+    pd.testing.assert_frame_equal(throughput_tables(default)[0], expected)
+    raw = inference_table(default, BUILTIN_PRIORS)
+    assert not raw["output_tokens_per_s_per_unit"].equals(expected["output_tokens_per_s_per_unit"])
+
+
+def test_calibration_none_is_the_raw_priors(tmp_path: Path) -> None:
+    """``calibration_path="none"`` (the CLI's ``--calibration none``) gives the built-in
+    priors, the numbers every table had before the shipped calibration was the default,
+    and replaces a scenario's own calibration as a file would."""
+    s = _calibrated_scenario(tmp_path, f"calibration: {SHIPPED_CALIBRATION}\n")
+    none = inference_table(s, calibration_path="none")
+    pd.testing.assert_frame_equal(none, inference_table(s, EfficiencyTable()))
+    chat = none.set_index(["workload", "hardware"]).loc[("chat", "h100-hgx")]
+    # pinned before the change of default (built-in priors, 2000 in / 500 out at 40 tok/s/user)
+    assert chat["batch"] == RAW_CHAT_H100_BATCH
+    assert chat["output_tokens_per_s_per_unit"] == pytest.approx(RAW_CHAT_H100, rel=1e-9)
+    wide = none.set_index(["workload", "hardware"]).loc[("wide", "h100-hgx")]
+    calibrated = inference_table(s).set_index(["workload", "hardware"])
+    # Hopper bf16 has no calibrated entry: the shipped calibration leaves it at the priors
+    assert calibrated.loc[("wide", "h100-hgx")].equals(wide)
+    # a scenario saying `calibration: none` (kept as is, not read as a file)
+    said = _calibrated_scenario(tmp_path, "calibration: none\n")
+    assert said.calibration == "none"
+    pd.testing.assert_frame_equal(inference_table(said), none)
 
 
 def test_throughput_tables_returns_inference_and_training() -> None:

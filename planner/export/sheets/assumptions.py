@@ -57,7 +57,7 @@ def _entries(scenario: Scenario, plan: Plan, periods: list[Period]) -> Rows:
             "calibration",
             "",
             ALL,
-            scenario.calibration or "built-in efficiency factors",
+            scenario.calibration or "shipped default (planner/perf/data/serving-calibration.yaml)",
             "",
             doc(Scenario, "calibration"),
         )
