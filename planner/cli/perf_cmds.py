@@ -302,7 +302,9 @@ def perf_check(
     the SLO is out of reach) get no prediction and a reason.
     BENCH.csv columns: hardware, model, precision, input_tokens, output_tokens,
     tokens_per_s_per_accelerator; optional tokens_per_s_per_user (SLO), concurrency,
-    accelerators, phase, kv_precision, cache_hit_rate, source; others are kept.
+    accelerators, phase, kv_precision, cache_hit_rate, ttft_s (the TTFT limit the row
+    was measured under, s; refused below the prompt's prefill time at full compute),
+    source; others are kept.
 
     \b
     Examples:

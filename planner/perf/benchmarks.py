@@ -20,6 +20,12 @@ Optional (empty cells allowed)
                        ``decode`` (decode only, disaggregated) or ``prefill``.
     ``kv_precision``   KV-cache precision (default: the weights', fp8 for fp4 weights).
     ``cache_hit_rate`` share of prompt tokens served from a prefix cache (default 0).
+    ``ttft_s``         the mean time-to-first-token limit, s, the row was measured under
+                       (e.g. MLPerf Server's 2 s); predicted with that TTFT SLO
+                       (``ServingCase.slo_ttft_s``, :mod:`planner.perf.ttft`). Refused
+                       below the prefill floor: the prompt's uncached tokens at the full
+                       peak compute of the row's accelerators
+                       (:func:`planner.perf.ttft.prefill_floor_s`), which no system beats.
     ``source``         where the number comes from.
 Any other column is carried through to ``perf-check --out`` untouched.
 """
@@ -39,6 +45,7 @@ from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
 from planner.errors import InputError, Problem
 from planner.perf.inference import ServingCase
 from planner.perf.serving import served_label
+from planner.perf.ttft import prefill_floor_s
 
 REQUIRED_COLUMNS = (
     "hardware",
@@ -55,6 +62,7 @@ OPTIONAL_COLUMNS = (
     "phase",
     "kv_precision",
     "cache_hit_rate",
+    "ttft_s",
     "source",
 )
 PHASES = ("colocated", "decode", "prefill")
@@ -164,6 +172,34 @@ class _RowReader:
         return None
 
 
+def _ttft_reachable(
+    reader: _RowReader, case: ServingCase, model: ModelSpec, hardware: HardwareSpec, system: float
+) -> bool:
+    """False, with a problem on column ``ttft_s``, when the case's TTFT SLO is below the
+    prefill floor of its prompt on the row's ``system`` accelerators (:func:`prefill_floor_s`)."""
+    floor = prefill_floor_s(
+        model,
+        hardware,
+        case.precision,
+        case.input_tokens_per_request,
+        case.cache_hit_rate,
+        system,
+    )
+    if floor is None or case.slo_ttft_s is None or case.slo_ttft_s >= floor:
+        return True
+    reader.problem(
+        "ttft_s",
+        f"below the prefill floor of {floor:.4g} s: {case.uncached_input_tokens:,.0f} "
+        f"uncached prompt tokens of {model.id} take that long at the full "
+        f"{served_label(hardware, case.precision)} peak of {system:g} {hardware.id} "
+        "accelerators",
+        found=reader.text("ttft_s"),
+        expected=f"a time to first token of at least {floor:.4g} s",
+        hint="check the unit (seconds) and the row's input_tokens and accelerators",
+    )
+    return False
+
+
 def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> BenchRow | None:
     reader = _RowReader(cells, line, problems)
     before = len(problems)
@@ -181,11 +217,12 @@ def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> Ben
     concurrency = reader.number("concurrency", optional=True)
     accelerators = reader.number("accelerators", optional=True)
     hit_rate = reader.number("cache_hit_rate", optional=True, positive=False, at_most=1.0)
+    ttft = reader.number("ttft_s", optional=True)
     if len(problems) > before:
         return None
     assert hardware_id and model_id and precision and phase
     assert input_tokens is not None and output_tokens is not None and measured is not None
-    hardware = hardware_catalog()[hardware_id]
+    hardware, model = hardware_catalog()[hardware_id], model_catalog()[model_id]
     system = accelerators or hardware.accelerators
     case = ServingCase(
         precision=precision,
@@ -195,12 +232,15 @@ def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> Ben
         cache_hit_rate=hit_rate or 0.0,
         slo_tokens_per_s_per_user=slo,
         concurrency_per_accelerator=None if concurrency is None else concurrency / system,
+        slo_ttft_s=ttft,
     )
+    if not _ttft_reachable(reader, case, model, hardware, system):
+        return None
     return BenchRow(
         line=line,
         cells=cells,
         hardware=hardware,
-        model=model_catalog()[model_id],
+        model=model,
         phase=phase,
         case=case,
         measured_tokens_per_s_per_accelerator=measured,

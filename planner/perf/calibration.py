@@ -2,7 +2,9 @@
 
 A benchmark row (format: :mod:`planner.perf.benchmarks`) becomes a serving case: the
 SLO is the row's ``tokens_per_s_per_user`` if given, else maximum throughput (the
-largest batch that fits memory); a ``concurrency`` fixes the batch. :func:`predict`
+largest batch that fits memory); a ``concurrency`` fixes the batch; a ``ttft_s`` is the
+case's TTFT SLO (chunked prefill for colocated rows, a prefill pool run at the
+utilisation meeting it for prefill rows; decode rows are not bound by it). :func:`predict`
 returns the model's tokens/s per accelerator for it (with the shipped default
 calibration unless told otherwise).
 
@@ -79,17 +81,26 @@ def predict(row: BenchRow, efficiency: Efficiency | EfficiencyTable | None = Non
     priors."""
     eff = resolve_efficiency(efficiency, row.hardware.family, row.case.precision)
     result = serve(row.model, row.hardware, row.case, eff)
+    ttft = row.case.slo_ttft_s
     if row.phase == "prefill":
-        if result.prefill_tokens_per_s_per_accelerator <= 0:
+        if result.prefill_tokens_per_s_per_accelerator > 0:
+            return Prediction(result.prefill_tokens_per_s_per_accelerator, "compute")
+        if ttft is None or result.prefill_ttft_s <= 0:  # no replica holds the weights
             return Prediction(None, result.binding, result.reason)
-        return Prediction(result.prefill_tokens_per_s_per_accelerator, "compute")
+        return Prediction(
+            None,
+            "latency",
+            f"TTFT limit of {ttft:,.4g} s unreachable: a prefill replica takes "
+            f"{result.prefill_ttft_s:,.3g} s per prompt",
+        )
+    decode = result.decode_tokens_per_s_per_accelerator
+    if row.phase == "decode" and (result.servable or decode > 0):
+        # a disaggregated decode pool prefills nothing: a TTFT limit never binds it, and
+        # the colocated configuration that missed one says nothing about its binding
+        return Prediction(decode, result.binding if result.servable else "")
     if not result.servable:
         return Prediction(None, result.binding, result.reason)
-    if row.phase == "decode":
-        value = result.decode_tokens_per_s_per_accelerator
-    else:
-        value = result.output_tokens_per_s_per_accelerator
-    return Prediction(value, result.binding)
+    return Prediction(result.output_tokens_per_s_per_accelerator, result.binding)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,12 @@ inside the scale-up domain, the widest layout that fits) serves a prompt in
 ``x = slo_ttft_s / S`` (0 when ``S`` alone exceeds the SLO), so it delivers ``ρ / p``
 uncached tokens/s per accelerator instead of ``1 / p``. Prefill communication is not
 modelled (prefill is compute-bound).
+
+**The prefill floor** (:func:`prefill_floor_s`): no configuration above beats
+``S = U · p / g`` with the whole prompt on ``g`` accelerators, and ``p`` is least at
+full compute (prefill MFU 1, and for MoE grouped-GEMM efficiency 1). So
+``U · p₁ / g`` over the accelerators a benchmark ran on is the least TTFT it can have
+measured; a benchmark row claiming less is refused.
 """
 
 from __future__ import annotations
@@ -50,7 +56,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from planner.perf.roofline import DecodeStep
+from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.perf.efficiency import Efficiency
+from planner.perf.roofline import DecodeStep, prefill_seconds_per_token
+
+FULL_COMPUTE = Efficiency(prefill_mfu=1.0, eta_moe=1.0)
+"""Prefill at the part's peak: the efficiency of :func:`prefill_floor_s`."""
 
 CHUNK_TOKENS = tuple(2**k for k in range(6, 17))
 """Chunked-prefill token budgets per step tried: 64 … 65,536 (vLLM and SGLang default
@@ -184,3 +195,24 @@ def time_shared_ttft_s(prefill: Prefill, accelerators: int, batch: int, step_s: 
         return 0.0
     busy = prefill.load_per_step(batch) * prefill.seconds_per_token / accelerators
     return service * queueing_factor(busy / (step_s + busy))
+
+
+def prefill_floor_s(
+    model: ModelSpec,
+    hw: HardwareSpec,
+    precision: str,
+    input_tokens: float,
+    cache_hit_rate: float,
+    accelerators: float,
+) -> float | None:
+    """The least possible TTFT, s: the prompt's ``U = n_in · (1 − h)`` uncached tokens
+    prefilled at the full peak compute of ``accelerators`` accelerators, ``U · p₁ / g``
+    (``p₁``: :func:`~planner.perf.roofline.prefill_seconds_per_token` at MFU 1); no
+    queueing and no decode step. None when ``hw`` has no compute at ``precision``."""
+    try:
+        per_token = prefill_seconds_per_token(
+            model, hw, precision, input_tokens, cache_hit_rate, FULL_COMPUTE
+        )
+    except ValueError:
+        return None
+    return input_tokens * (1.0 - cache_hit_rate) * per_token / accelerators

@@ -151,6 +151,60 @@ def test_bad_benchmark_csv_exits_2_naming_line_and_column(run_cli, tmp_path: Pat
     assert code == 2 and "file not found" in err
 
 
+BENCH_HEADER = (
+    "hardware,model,precision,input_tokens,output_tokens,tokens_per_s_per_accelerator,"
+    "tokens_per_s_per_user,accelerators,ttft_s\n"
+)
+GOOD_ROW = "h100-hgx,llama-2-70b,fp8,300,290,2698.5,6.2,8,2\n"
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "column", "needles"),
+    [
+        ("h100-hgq,llama-2-70b,fp8,300,290,2698.5,6.2,8,2", "hardware", ["unknown id 'h100-hgq'"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,0,6.2,8,2", "tokens_per_s_per_accelerator", ["> 0"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,-3,6.2,8,2", "tokens_per_s_per_accelerator", ["> 0"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,2698.5,0,8,2", "tokens_per_s_per_user", ["> 0"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,2698.5,-6.2,8,2", "tokens_per_s_per_user", ["> 0"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,2698.5,6.2,8,0", "ttft_s", ["> 0"]),
+        ("h100-hgx,llama-2-70b,fp8,300,290,2698.5,6.2,8,2s", "ttft_s", ["not a number"]),
+        # 2 · 69e9 · 300 FLOPs over 8 x 1,979 TFLOP/s: 2.6 ms, whatever the calibration
+        (
+            "h100-hgx,llama-2-70b,fp8,300,290,2698.5,6.2,8,0.002",
+            "ttft_s",
+            ["below the prefill floor of 0.00263 s", "at least 0.00263 s"],
+        ),
+    ],
+)
+def test_bad_benchmark_cell_exits_2_naming_file_line_and_column(
+    run_cli, tmp_path: Path, bad_row: str, column: str, needles: list[str]
+) -> None:
+    bench = tmp_path / "bench.csv"
+    bench.write_text(BENCH_HEADER + GOOD_ROW + bad_row + "\n", encoding="utf-8")
+    for command in ("perf-check", "calibrate"):
+        extra = ["--out", str(tmp_path / "c.yaml")] if command == "calibrate" else []
+        code, out, err = run_cli(command, bench, *extra)
+        assert code == 2, err
+        assert out == "" and "Traceback" not in err
+        assert f"{bench}, line 3: column {column}:" in err
+        for needle in needles:
+            assert needle in err
+    assert not (tmp_path / "c.yaml").exists()
+
+
+def test_perf_check_honours_ttft_s(run_cli, tmp_path: Path) -> None:
+    """The MLPerf Llama-2-70B Server row under its 2 s TTFT limit, and under 20 ms: the
+    tighter limit lowers the prediction."""
+    bench = tmp_path / "bench.csv"
+    tight = GOOD_ROW.replace(",8,2\n", ",8,0.02\n")
+    bench.write_text(BENCH_HEADER + GOOD_ROW + tight, encoding="utf-8")
+    code, out, err = run_cli("perf-check", bench, "--format", "json")
+    assert code == 0, err
+    loose_row, tight_row = json.loads(out)["rows"]
+    loose_value = loose_row["predicted_tokens_per_s_per_accelerator"]
+    assert 0 < tight_row["predicted_tokens_per_s_per_accelerator"] < loose_value
+
+
 def write_scenario(tmp_path: Path, extra: str = "") -> Path:
     folder = tmp_path / "scenarios"
     folder.mkdir(exist_ok=True)

@@ -110,6 +110,119 @@ def test_every_problem_reported_at_once(tmp_path: Path) -> None:
     assert [p.line for p in info.value.problems] == [2, 3]
 
 
+# --- ttft_s: rows measured under a time-to-first-token limit -------------------------------
+
+
+TTFT_HEADER = (
+    "hardware,model,precision,phase,accelerators,input_tokens,output_tokens,"
+    "tokens_per_s_per_accelerator,tokens_per_s_per_user,ttft_s"
+)
+
+
+def ttft_rows(tmp_path: Path, *rows: str) -> list:
+    return read_benchmarks(write(tmp_path, TTFT_HEADER + "\n" + "\n".join(rows) + "\n")).rows
+
+
+def test_prefill_floor_by_hand() -> None:
+    """Llama-2-70B (69B parameters) fp8 on 8 H100 (1,979 TFLOP/s fp8 each), 300 prompt
+    tokens: at least 2 · 69e9 · 300 / (8 · 1979e12) = 2.615 ms of weight GEMMs, plus the
+    attention FLOPs at the bf16 peak."""
+    from planner.catalog import hardware_catalog, model_catalog
+    from planner.perf.ttft import prefill_floor_s
+
+    model, hw = model_catalog()["llama-2-70b"], hardware_catalog()["h100-hgx"]
+    floor = prefill_floor_s(model, hw, "fp8", 300, 0.0, 8)
+    gemms = 2 * 69e9 * 300 / (8 * 1979e12)
+    assert floor is not None and gemms < floor < gemms * 1.02
+    assert prefill_floor_s(model, hw, "fp8", 300, 0.5, 8) == pytest.approx(floor / 2, rel=0.02)
+    assert prefill_floor_s(model, hw, "fp8", 300, 0.0, 16) == pytest.approx(floor / 2)
+
+
+def test_ttft_column_is_the_cases_slo_and_binds_colocated_rows(tmp_path: Path) -> None:
+    """MLPerf's Llama-2-70B Server row: a 2 s TTFT limit does not bind, 20 ms lowers the
+    batch, 5 ms (above the 2.6 ms floor) cannot be met by any chunk budget."""
+    base = "h100-hgx,llama-2-70b,fp8,colocated,8,300,290,2698.5,6.2,"
+    free, loose, tight, unreachable = ttft_rows(
+        tmp_path, base, base + "2", base + "0.02", base + "0.005"
+    )
+    assert free.case.slo_ttft_s is None and loose.case.slo_ttft_s == 2.0
+    assert tight.case.slo_ttft_s == 0.02
+    value = predict(free).tokens_per_s_per_accelerator
+    assert value is not None
+    assert predict(loose).tokens_per_s_per_accelerator == pytest.approx(value)
+    tighter = predict(tight).tokens_per_s_per_accelerator
+    assert tighter is not None and tighter < value
+    missed = predict(unreachable)
+    assert missed.tokens_per_s_per_accelerator is None and missed.binding == "latency"
+    assert "TTFT SLO of 0.005 s unreachable" in missed.reason
+
+
+def test_ttft_column_sizes_the_prefill_pool_and_leaves_decode_alone(tmp_path: Path) -> None:
+    """DeepSeek-V3 prefill and decode rows on 96 H100s (the SGLang points): the prefill
+    pool runs at the utilisation meeting the TTFT (lower throughput as it tightens, none
+    below its own service time); a decode pool prefills nothing, so its prediction
+    does not move."""
+    prefill = "h100-hgx,deepseek-v3,fp8,prefill,96,2000,100,6538,,"
+    decode = "h100-hgx,deepseek-v3,fp8,decode,96,1950,100,2788,,"
+    rows = ttft_rows(
+        tmp_path,
+        prefill,
+        prefill + "1",
+        prefill + "0.1",
+        prefill + "0.001",
+        decode,
+        decode + "0.001",
+    )
+    rates = [predict(r).tokens_per_s_per_accelerator for r in rows[:3]]
+    assert rates[0] is not None and rates[1] is not None and rates[2] is not None
+    assert rates[0] > rates[1] > rates[2] > 0
+    missed = predict(rows[3])
+    assert missed.tokens_per_s_per_accelerator is None and missed.binding == "latency"
+    assert missed.reason.startswith("TTFT limit of 0.001 s unreachable")
+    decode_rate = predict(rows[4]).tokens_per_s_per_accelerator
+    assert decode_rate and predict(rows[5]).tokens_per_s_per_accelerator == decode_rate
+    assert predict(rows[5]).reason == ""  # colocated misses 1 ms; the decode pool is not bound
+
+
+@pytest.mark.parametrize(
+    ("cell", "needles"),
+    [
+        ("0", ["value out of range", "a number > 0"]),
+        ("-1", ["value out of range"]),
+        ("soon", ["not a number"]),
+        ("0.001", ["below the prefill floor of 0.002", "at least 0.002"]),
+    ],
+)
+def test_bad_ttft_names_file_line_and_column(tmp_path: Path, cell: str, needles: list[str]) -> None:
+    text = TTFT_HEADER + "\nh100-hgx,llama-2-70b,fp8,colocated,8,300,290,2698.5,6.2,2\n"
+    text += f"h100-hgx,llama-2-70b,fp8,colocated,8,300,290,2698.5,6.2,{cell}\n"
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        read_benchmarks(path)
+    message = str(info.value)
+    assert f"{path}, line 3: column ttft_s:" in message
+    for needle in needles:
+        assert needle in message
+
+
+def test_ttft_floor_message_gives_the_floor(tmp_path: Path) -> None:
+    from planner.catalog import hardware_catalog, model_catalog
+    from planner.perf.ttft import prefill_floor_s
+
+    floor = prefill_floor_s(
+        model_catalog()["llama-2-70b"], hardware_catalog()["h100-hgx"], "fp8", 300, 0.0, 8
+    )
+    assert floor is not None
+    path = write(tmp_path, TTFT_HEADER + "\nh100-hgx,llama-2-70b,fp8,,,300,290,2698.5,,0.002\n")
+    with pytest.raises(InputError) as info:
+        read_benchmarks(path)
+    problem = info.value.problems[0]
+    assert (problem.path, problem.line, problem.found) == ("column ttft_s", 2, "0.002")
+    assert f"prefill floor of {floor:.4g} s" in problem.message
+    assert "300 uncached prompt tokens of llama-2-70b" in problem.message
+    assert "8 h100-hgx accelerators" in problem.message
+
+
 # --- predicting and fitting -------------------------------------------------------------
 
 
