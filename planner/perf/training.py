@@ -12,12 +12,14 @@ failure costs a restart of R seconds plus the work since the last checkpoint.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from planner.catalog.schema import HardwareSpec
+from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.perf.training_scale import GEMM_TIME_SHARE, scaling_efficiency, training_layout
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario, TrainingRun
 from planner.units import (
@@ -41,6 +43,8 @@ TRAINING_COLUMNS = [
     "reason",
     "flops",
     "mfu",
+    "scaling_efficiency",
+    "layout",
     "sustained_tflops_per_accelerator",
     "cluster_accelerators",
     "cluster_units",
@@ -60,11 +64,14 @@ def training_flops(
     layers: int | None = None,
     context_tokens: float | None = None,
     hidden_size: int | None = None,
+    kind: str = "pretrain",
 ) -> float:
     """Total training FLOPs of a run.
 
     ``6 · P · T`` with P = ``active_params_b · 1e9`` parameters active per token and
-    T = ``tokens`` (2 FLOPs per parameter forward, 4 backward; Kaplan et al. 2020).
+    T = ``tokens`` (2 FLOPs per parameter forward, 4 backward; Kaplan et al. 2020);
+    ``4 · P · T`` for ``kind = "lora"`` (frozen weights get no weight gradients: forward
+    2, activation gradients 2; adapters are a fraction of a percent).
     When ``layers``, ``context_tokens`` and ``hidden_size`` are all given, the
     attention-score term ``6 · layers · context · hidden · T`` is added (QKᵀ and AV
     matmuls, forward and backward; Kaplan et al. 2020, Table 1, at the full context).
@@ -72,7 +79,7 @@ def training_flops(
     """
     if flops is not None:
         return float(flops)
-    total = 6.0 * active_params_b * BILLION * tokens
+    total = (4.0 if kind == "lora" else 6.0) * active_params_b * BILLION * tokens
     if layers is not None and context_tokens is not None and hidden_size is not None:
         total += 6.0 * layers * context_tokens * hidden_size * tokens
     return total
@@ -89,13 +96,18 @@ def sustained_flops_per_accelerator(hw: HardwareSpec, precision: str, mfu: float
     return peak * TERA * mfu
 
 
+DEFAULT_GLOBAL_BATCH_TOKENS = {"pretrain": 2048 * 8192.0, "full": 2048 * 8192.0, "lora": 8 * 8192.0}
+"""Default tokens a step by run kind (see ``TrainingRun.global_batch_tokens``)."""
+
+
 def training_mfu(hw: HardwareSpec, precision: str) -> float:
-    """Catalog training MFU of ``hw`` at ``precision``, relative to that precision's peak.
+    """Catalog stage MFU of ``hw`` at ``precision``, relative to that precision's peak.
 
     bf16: ``mfu_training``. fp8 / fp4: ``mfu_training_fp8`` / ``_fp4`` where the catalog
-    has a published figure; else the next-wider precision's sustained rate carried over,
-    ``mfu_wider · peak_wider / peak`` (no speed-up assumed without evidence). Hopper fp8:
-    0.197 · 1,979 = 390 TFLOPS against 0.40 · 989 = 396 at bf16.
+    has a measured figure; else derived from the next-wider precision w by Amdahl's law
+    over :data:`GEMM_TIME_SHARE` g: only the matrix multiplies run ``peak / peak_w``
+    times faster, so ``mfu = mfu_w · peak_w / (peak · (g · peak_w / peak + 1 − g))``
+    (2× the peak gives 1 / (g/2 + 1 − g) = 1.54× the rate at g = 0.70).
     """
     if precision == "bf16":
         return hw.mfu_training
@@ -106,7 +118,29 @@ def training_mfu(hw: HardwareSpec, precision: str) -> float:
     peak, wider_peak = hw.peak_tflops(precision), hw.peak_tflops(wider)
     if peak is None or wider_peak is None:
         return hw.mfu_training
-    return training_mfu(hw, wider) * wider_peak / peak
+    g = GEMM_TIME_SHARE
+    speedup = 1.0 / (g * wider_peak / peak + 1.0 - g)
+    return training_mfu(hw, wider) * wider_peak / peak * speedup
+
+
+def global_batch_tokens(run: TrainingRun) -> float:
+    """The run's tokens a step: its own, else the default for its kind."""
+    return run.global_batch_tokens or DEFAULT_GLOBAL_BATCH_TOKENS[run.kind]
+
+
+def rate_at_size(
+    run: TrainingRun, hw: HardwareSpec, model: ModelSpec, stage_flops_per_s: float
+) -> Callable[[int], float]:
+    """Sustained FLOP/s per accelerator at a cluster of n accelerators: the stage rate
+    times :func:`planner.perf.training_scale.scaling_efficiency` (non-increasing in n)."""
+    batch = global_batch_tokens(run)
+
+    def rate(accelerators: int) -> float:
+        return stage_flops_per_s * scaling_efficiency(
+            model, hw, stage_flops_per_s, accelerators, batch, run.sequence_tokens, run.kind
+        )
+
+    return rate
 
 
 def expected_wall_time(
@@ -213,7 +247,7 @@ class ClusterSize:
 
 def cluster_size_for_window(
     flops: float,
-    sustained_flops_per_accel: float,
+    sustained_flops_per_accel: float | Callable[[int], float],
     window_s: float,
     mtbf_hours_per_accelerator: float,
     checkpoint_stall_s: float,
@@ -223,49 +257,62 @@ def cluster_size_for_window(
 ) -> ClusterSize:
     """Smallest whole number of units whose goodput-adjusted compute finishes in ``window_s``.
 
-    Fixed point ``n = ceil(F / (a · s · goodput(a·n) · W))`` units, with F FLOPs, s
-    sustained FLOP/s per accelerator, W window seconds and a accelerators per unit.
-    The right-hand side f(n) is non-decreasing in n (goodput falls as n grows), so
-    iterating from the failure-free size n₀ (where f(n₀) ≥ n₀) gives a non-decreasing
-    sequence that stops at the least fixed point, the smallest n with enough compute,
-    or passes ``max_accelerators``: either way it terminates.
+    Fixed point ``n = ceil(F / (a · s(a·n) · goodput(a·n) · W))`` units, with F FLOPs,
+    s sustained FLOP/s per accelerator (a number, or a non-increasing function of the
+    cluster's accelerators: :func:`rate_at_size`), W window seconds and a accelerators
+    per unit. The right-hand side f(n) is non-decreasing in n (goodput and s fall as n
+    grows), so iterating from the failure-free size at the smallest cluster's rate
+    (where f(n₀) ≥ n₀) gives a non-decreasing sequence that stops at the least fixed
+    point, the smallest n with enough compute, or passes ``max_accelerators``: either
+    way it terminates.
     """
-    if flops <= 0 or sustained_flops_per_accel <= 0 or window_s <= 0:
-        raise ValueError("flops, sustained FLOP/s and window must be positive")
+    rate = (
+        sustained_flops_per_accel
+        if callable(sustained_flops_per_accel)
+        else (lambda _n, s=float(sustained_flops_per_accel): s)
+    )
     a = accelerators_per_unit
+    if flops <= 0 or rate(a) <= 0 or window_s <= 0:
+        raise ValueError("flops, sustained FLOP/s and window must be positive")
     max_units = max_accelerators // a
+
+    def per_accelerator(units: int) -> float:
+        """Goodput-adjusted FLOP/s of one accelerator in a cluster of ``units``."""
+        n = units * a
+        return rate(n) * goodput(n, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
+
+    def units_needed(per_accel: float) -> float:
+        # A rate so small that the ratio overflows needs an unbounded cluster.
+        ratio = flops / (a * per_accel * window_s) if per_accel > 0 else math.inf
+        return math.ceil(ratio) if math.isfinite(ratio) else math.inf
+
+    def days(units: int, per_accel: float) -> float:
+        if per_accel <= 0:
+            return math.inf
+        return flops / (units * a * per_accel) / SECONDS_PER_DAY
 
     def good(units: int) -> float:
         return goodput(units * a, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
 
-    def units_needed(g: float) -> float:
-        # A goodput so small that the ratio overflows needs an unbounded cluster.
-        ratio = flops / (a * sustained_flops_per_accel * g * window_s) if g > 0 else math.inf
-        return math.ceil(ratio) if math.isfinite(ratio) else math.inf
-
-    def days(units: int, g: float) -> float:
-        if g <= 0:
-            return math.inf
-        return flops / (units * a * sustained_flops_per_accel * g) / SECONDS_PER_DAY
-
-    units = max(1, int(units_needed(1.0)))
+    units = max(1, int(units_needed(rate(a))))
     while units <= max_units:  # units strictly increases each pass, so this ends
-        g = good(units)
-        needed = max(units, units_needed(g))
+        per_accel = per_accelerator(units)
+        needed = max(units, units_needed(per_accel))
         if needed == units:
-            return ClusterSize(True, units, units * a, g, days(units, g))
+            return ClusterSize(True, units, units * a, good(units), days(units, per_accel))
         units = int(needed) if math.isfinite(needed) else max_units + 1
-    # No cluster is big enough. Report the fastest size: compute a·n·goodput(a·n) peaks
-    # where failures start to cost more than extra accelerators add.
+    # No cluster is big enough. Report the fastest size: compute a·n·rate(a·n)·goodput
+    # peaks where failures and scaling cost more than extra accelerators add.
     grid = sorted({int(u) for u in np.geomspace(1, max(max_units, 1), 400).round()})
-    fastest = min(grid, key=lambda u: days(u, good(u)))
+    fastest = min(grid, key=lambda u: days(u, per_accelerator(u)))
     g = good(fastest)
+    taken = days(fastest, per_accelerator(fastest))
     reason = (
         f"no cluster up to {max_accelerators:,} accelerators finishes inside the window "
         f"({window_s / SECONDS_PER_DAY:,.0f} available days): the fastest, "
-        f"{fastest * a:,} accelerators at goodput {g:.2f}, takes {days(fastest, g):,.0f} days"
+        f"{fastest * a:,} accelerators at goodput {g:.2f}, takes {taken:,.0f} days"
     )
-    return ClusterSize(False, 0, 0, g, days(fastest, g), reason)
+    return ClusterSize(False, 0, 0, g, taken, reason)
 
 
 def window_seconds(run: TrainingRun, availability: float) -> float:
@@ -298,12 +345,18 @@ def _infeasible_row(base: dict[str, object], reason: str) -> dict[str, object]:
 def training_row(
     run: TrainingRun,
     hw: HardwareSpec,
-    active_params_b: float,
+    model: ModelSpec,
     availability: float,
     max_accelerators: int = MAX_ACCELERATORS,
+    scale: float = 1.0,
 ) -> dict[str, object]:
-    """One row of :func:`training_table` for ``run`` on ``hw``."""
-    flops = training_flops(active_params_b, run.tokens, flops=run.flops)
+    """One row of :func:`training_table` for ``run`` of ``model`` on ``hw``.
+
+    ``mfu`` is the stage MFU (catalog or the run's); ``scaling_efficiency`` and
+    ``layout`` are those of the cluster found (planner.perf.training_scale), and the
+    sustained TFLOPS and throughput include both and ``scale`` (the scenario's
+    ``throughput_scale.training``)."""
+    flops = training_flops(model.active_params_b, run.tokens, flops=run.flops, kind=run.kind)
     native = hw.is_native(run.precision)
     mfu = run.mfu if run.mfu is not None else training_mfu(hw, run.precision)
     peak = hw.peak_tflops(run.precision) if native else None
@@ -314,6 +367,8 @@ def training_row(
         "precision": run.precision,
         "flops": flops,
         "mfu": mfu,
+        "scaling_efficiency": math.nan,
+        "layout": "",
         "sustained_tflops_per_accelerator": peak * mfu if peak is not None else math.nan,
     }
     if hw.prefill_only:
@@ -324,11 +379,12 @@ def training_row(
         return _infeasible_row(base, f"{hw.id} has no native {run.precision} units{hint}")
     if mfu <= 0:
         return _infeasible_row(base, "MFU is 0; set the run's mfu or the hardware's mfu_training")
-    sustained = peak * TERA * mfu
+    stage = peak * TERA * mfu * scale
+    rate = rate_at_size(run, hw, model, stage)
     mtbf = run.mtbf_hours_per_accelerator or hw.mtbf_hours_per_accelerator
     size = cluster_size_for_window(
         flops,
-        sustained,
+        rate,
         window_seconds(run, availability),
         mtbf,
         run.checkpoint_stall_s,
@@ -338,9 +394,20 @@ def training_row(
     )
     if not size.feasible:
         return _infeasible_row(base, size.reason)
+    sustained = rate(size.accelerators)
+    layout = training_layout(
+        model,
+        hw,
+        size.accelerators,
+        global_batch_tokens(run) / run.sequence_tokens,
+        run.kind,
+    )
     flops_per_s_per_unit = hw.accelerators * sustained * size.goodput
     return {
         **base,
+        "scaling_efficiency": sustained / stage,
+        "layout": layout.label,
+        "sustained_tflops_per_accelerator": sustained / TERA,
         "feasible": True,
         "reason": "",
         "cluster_accelerators": size.accelerators,
@@ -363,7 +430,13 @@ def training_table(scenario: Scenario) -> pd.DataFrame:
     hardware = hardware_specs(scenario)
     models = model_specs(scenario)
     rows = [
-        training_row(run, hw, models[run.model].active_params_b, scenario.finance.availability)
+        training_row(
+            run,
+            hw,
+            models[run.model],
+            scenario.finance.availability,
+            scale=scenario.throughput_scale.training,
+        )
         for run in scenario.training
         for hw in hardware.values()
     ]

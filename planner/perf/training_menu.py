@@ -5,11 +5,13 @@ menu offers the smallest ``cluster_menu_sizes`` powers of two in *units* whose
 goodput-adjusted time finishes the run within the duration (DESIGN.md 4.1: a bigger
 cluster finishes sooner at a lower goodput). Each size's wall-clock time is
 
-    T(n) = F / (n · a · s · goodput(n · a))      seconds,
+    T(n) = F / (n · a · s(n · a) · goodput(n · a))      seconds,
 
-with F the run's FLOPs, a accelerators per unit, s sustained FLOP/s per accelerator and
-goodput from :func:`planner.perf.training.goodput`. Availability is not in T: the
-optimiser's capacity rows already hold spare units (assigned ≤ availability · installed).
+with F the run's FLOPs, a accelerators per unit, s(N) sustained FLOP/s per accelerator
+in a cluster of N (:func:`planner.perf.training.rate_at_size`: the stage rate times the
+scaling efficiency) and goodput from :func:`planner.perf.training.goodput`.
+Availability is not in T: the optimiser's capacity rows already hold spare units
+(assigned ≤ availability · installed).
 
 Dates become fractional years as periods count time (2027Q3 starts at 2027.5):
 ``year + (day of year − 1) / days in that year``; a deadline is the *end* of its day.
@@ -18,13 +20,15 @@ Dates become fractional years as periods count time (2027Q3 starts at 2027.5):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from planner.catalog.schema import HardwareSpec
+from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.perf.training import (
     MAX_ACCELERATORS,
     goodput,
+    rate_at_size,
     training_flops,
     training_mfu,
 )
@@ -64,7 +68,7 @@ def run_span_years(run: TrainingRun) -> tuple[float, float]:
 
 def cluster_menu(
     flops: float,
-    sustained_flops_per_accel: float,
+    sustained_flops_per_accel: float | Callable[[int], float],
     duration_s: float,
     mtbf_hours_per_accelerator: float,
     checkpoint_stall_s: float,
@@ -79,12 +83,17 @@ def cluster_menu(
     failures cost more than extra accelerators add, doubling slows the run down).
     Empty when no power of two up to ``max_accelerators`` finishes in time.
     """
+    rate = (
+        sustained_flops_per_accel
+        if callable(sustained_flops_per_accel)
+        else (lambda _n, s=float(sustained_flops_per_accel): s)
+    )
     a = accelerators_per_unit
     menu: list[MenuSize] = []
     units = 1
     while units * a <= max_accelerators and len(menu) < sizes:
         g = goodput(units * a, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
-        per_unit = a * sustained_flops_per_accel * g
+        per_unit = a * rate(units * a) * g
         seconds = flops / (units * per_unit) if per_unit > 0 else math.inf
         if menu and seconds >= menu[-1].days * SECONDS_PER_DAY:
             break
@@ -94,8 +103,11 @@ def cluster_menu(
     return menu
 
 
-def run_menu(run: TrainingRun, hw: HardwareSpec, active_params_b: float) -> list[MenuSize]:
-    """:func:`cluster_menu` for ``run`` on ``hw`` (empty if ``hw`` cannot train it)."""
+def run_menu(
+    run: TrainingRun, hw: HardwareSpec, model: ModelSpec, scale: float = 1.0
+) -> list[MenuSize]:
+    """:func:`cluster_menu` for ``run`` on ``hw`` (empty if ``hw`` cannot train it);
+    ``scale``: the scenario's ``throughput_scale.training``."""
     if run.duration_days is None or hw.prefill_only or not hw.is_native(run.precision):
         return []
     mfu = run.mfu if run.mfu is not None else training_mfu(hw, run.precision)
@@ -103,8 +115,8 @@ def run_menu(run: TrainingRun, hw: HardwareSpec, active_params_b: float) -> list
     if peak is None or mfu <= 0:
         return []
     return cluster_menu(
-        training_flops(active_params_b, run.tokens, flops=run.flops),
-        peak * TERA * mfu,
+        training_flops(model.active_params_b, run.tokens, flops=run.flops, kind=run.kind),
+        rate_at_size(run, hw, model, peak * TERA * mfu * scale),
         run.duration_days * SECONDS_PER_DAY,
         run.mtbf_hours_per_accelerator or hw.mtbf_hours_per_accelerator,
         run.checkpoint_stall_s,

@@ -49,7 +49,8 @@ def training_menu(ctx: Context, train_index: tuple[Key, ...]) -> TrainingMenu:
         for h in ctx.hardware:
             if (run.name, h) not in places:
                 continue
-            for size in run_menu(run, ctx.specs[h], models[run.model].active_params_b):
+            scale = ctx.scenario.throughput_scale.training
+            for size in run_menu(run, ctx.specs[h], models[run.model], scale):
                 sizes[(run.name, h, size.units)] = size
                 length = days_in_years(size.days)
                 for p in ctx.periods:

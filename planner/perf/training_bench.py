@@ -1,0 +1,196 @@
+"""Measured training throughput: the CSV format ``planner fidelity`` checks training against.
+
+One row per measured run, a header row first. Columns:
+
+Required
+    ``hardware``       catalog hardware id (e.g. ``h100-hgx``)
+    ``model``          catalog model id (e.g. ``llama-3.1-405b``)
+    ``precision``      compute precision: bf16, fp8 or fp4
+    ``kind``           ``pretrain``, ``full`` or ``lora`` (fine-tuning)
+    ``accelerators``   accelerators in the measured cluster
+    ``global_batch_sequences``  sequences in one optimiser step
+    ``sequence_tokens``         tokens in one sequence
+    ``tokens_per_s_per_accelerator``  measured training tokens/s per accelerator, with
+                       no failures in the measured interval (MLPerf time-to-train)
+Optional
+    ``source``, ``date``, ``notes`` and any other column: carried through.
+
+The prediction is the stage rate (catalog MFU at the row's precision × peak) times the
+scaling efficiency of :mod:`planner.perf.training_scale` at the row's cluster and batch,
+over the FLOPs a token (6 · active params; 4 · for LoRA). Goodput is not applied: a
+benchmark interval has no failures.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner import safe_io
+from planner.catalog import hardware_catalog, model_catalog
+from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
+from planner.errors import InputError, Problem
+from planner.perf.benchmarks import MAX_BENCHMARK_BYTES, _RowReader
+from planner.perf.training import training_mfu
+from planner.perf.training_scale import TRAINING_KINDS, flops_per_token, step_time
+from planner.units import TERA
+
+TRAINING_REQUIRED_COLUMNS = (
+    "hardware",
+    "model",
+    "precision",
+    "kind",
+    "accelerators",
+    "global_batch_sequences",
+    "sequence_tokens",
+    "tokens_per_s_per_accelerator",
+)
+
+
+@dataclass(frozen=True)
+class TrainingBenchRow:
+    """One measured training row, resolved against the catalog."""
+
+    line: int
+    cells: dict[str, str]
+    hardware: HardwareSpec
+    model: ModelSpec
+    precision: str
+    kind: str
+    accelerators: int
+    global_batch_sequences: float
+    sequence_tokens: float
+    measured_tokens_per_s_per_accelerator: float
+
+    @property
+    def label(self) -> str:
+        return (
+            f"{self.hardware.id} {self.model.id} {self.precision} {self.kind} "
+            f"×{self.accelerators} (line {self.line})"
+        )
+
+
+@dataclass(frozen=True)
+class TrainingPrediction:
+    """The model's tokens/s per accelerator for a row, and how it got there."""
+
+    tokens_per_s_per_accelerator: float | None
+    stage_mfu: float
+    scaling_efficiency: float
+    layout: str
+    reason: str = ""
+
+
+def _parse(cells: dict[str, str], line: int, problems: list[Problem]) -> TrainingBenchRow | None:
+    reader = _RowReader(cells, line, problems)
+    before = len(problems)
+    hardware_id = reader.catalog_id("hardware", hardware_catalog(), "hardware")  # type: ignore[arg-type]
+    model_id = reader.catalog_id("model", model_catalog(), "models")  # type: ignore[arg-type]
+    precision = reader.choice("precision", PRECISIONS, None)
+    kind = reader.choice("kind", TRAINING_KINDS, None)
+    accelerators = reader.number("accelerators")
+    batch = reader.number("global_batch_sequences")
+    sequence = reader.number("sequence_tokens")
+    measured = reader.number("tokens_per_s_per_accelerator")
+    if accelerators is not None and accelerators != int(accelerators):
+        reader.problem("accelerators", "not a whole number", found=str(accelerators))
+    if len(problems) > before:
+        return None
+    assert hardware_id and model_id and precision and kind
+    assert accelerators and batch and sequence and measured
+    return TrainingBenchRow(
+        line,
+        cells,
+        hardware_catalog()[hardware_id],
+        model_catalog()[model_id],
+        precision,
+        kind,
+        int(accelerators),
+        batch,
+        sequence,
+        measured,
+    )
+
+
+def read_training_benchmarks(path: str | Path) -> list[TrainingBenchRow]:
+    """Read and check a training benchmark CSV; raise :class:`InputError` naming file,
+    line and column."""
+    file = str(path)
+    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="training benchmark CSV")
+    try:
+        lines = list(enumerate(csv.reader(io.StringIO(text, newline="")), start=1))
+    except csv.Error as exc:
+        raise InputError(file, Problem(path="", message=f"cannot read the CSV: {exc}")) from None
+    if not lines:
+        raise InputError(file, Problem(path="", message="the file is empty"))
+    columns = [c.strip() for c in lines[0][1]]
+    missing = [c for c in TRAINING_REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise InputError(
+            file,
+            Problem(
+                path="header",
+                message="missing column(s): " + ", ".join(missing),
+                expected="columns " + ", ".join(TRAINING_REQUIRED_COLUMNS),
+                hint="see planner/perf/training_bench.py for the format",
+                line=1,
+            ),
+        )
+    problems: list[Problem] = []
+    rows: list[TrainingBenchRow] = []
+    for line, values in lines[1:]:
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(columns):
+            message = f"{len(values)} cells, the header has {len(columns)}"
+            problems.append(Problem(path="", message=message, line=line))
+            continue
+        row = _parse(dict(zip(columns, values, strict=True)), line, problems)
+        if row is not None:
+            rows.append(row)
+    if problems:
+        raise InputError(file, problems)
+    if not rows:
+        raise InputError(file, Problem(path="", message="no data rows"))
+    return rows
+
+
+def predict_training(row: TrainingBenchRow) -> TrainingPrediction:
+    """Predicted training tokens/s per accelerator for ``row`` (module doc)."""
+    hw = row.hardware
+    peak = hw.peak_tflops(row.precision) if hw.is_native(row.precision) else None
+    mfu = training_mfu(hw, row.precision)
+    if peak is None or mfu <= 0 or hw.prefill_only:
+        return TrainingPrediction(None, mfu, 0.0, "", f"{hw.id} does not train at {row.precision}")
+    stage = peak * TERA * mfu
+    layout, step = step_time(
+        row.model,
+        hw,
+        stage,
+        row.accelerators,
+        row.global_batch_sequences * row.sequence_tokens,
+        row.sequence_tokens,
+        row.kind,
+    )
+    rate = stage * step.efficiency / flops_per_token(row.model, row.kind)
+    return TrainingPrediction(rate, mfu, step.efficiency, layout.label)
+
+
+def signed_errors(rows: Sequence[TrainingBenchRow]) -> list[tuple[float, TrainingBenchRow]]:
+    """(predicted / measured − 1, row) for every row the model can run."""
+    out = []
+    for row in rows:
+        predicted = predict_training(row).tokens_per_s_per_accelerator
+        if predicted is not None:
+            out.append((predicted / row.measured_tokens_per_s_per_accelerator - 1.0, row))
+    return out
+
+
+def median_abs_pct(rows: Sequence[TrainingBenchRow]) -> float:
+    """Median absolute % error of :func:`predict_training` over ``rows``."""
+    errors = [abs(e) * 100.0 for e, _ in signed_errors(rows)]
+    return statistics.median(errors) if errors else 0.0
