@@ -174,6 +174,19 @@ class HardwareSpec(_Row):
         return None
 
 
+class CompressedAttention(_Row):
+    """A group of layers whose KV cache keeps one entry per ``tokens_per_entry`` tokens
+    (DeepSeek-V4's compressed sparse and heavily compressed attention), plus the model's
+    ``compressed_window_tokens`` most recent tokens uncompressed."""
+
+    layers: PositiveInt
+    """Layers of this kind."""
+    tokens_per_entry: PositiveInt
+    """Tokens folded into one cached entry (4 for CSA, 128 for HCA)."""
+    attended_entries: PositiveInt | None = None
+    """Entries a query attends to, chosen by an indexer (CSA: the top 1,024); None: all."""
+
+
 class ModelSpec(_Row):
     """One model architecture."""
 
@@ -209,6 +222,14 @@ class ModelSpec(_Row):
     """Layers whose attention only sees the last ``sliding_window_tokens`` tokens."""
     sliding_window_tokens: PositiveInt | None = None
     """Window of the sliding-window layers, tokens."""
+    compressed_attention: tuple[CompressedAttention, ...] = ()
+    """Layer groups with a compressed KV cache (DeepSeek-V4); the other layers keep every
+    token."""
+    compressed_window_tokens: NonNegativeInt = 0
+    """Most recent tokens each compressed layer also keeps uncompressed."""
+    kv_shared_key_value: bool = False
+    """One cached vector per KV head serves as key and value (DeepSeek-V4), so a token
+    caches ``kv_heads · head_dim`` elements a layer, not twice that."""
     max_context_tokens: PositiveInt
     """Maximum context length, tokens."""
     training_tokens: PositiveFloat | None = None
@@ -236,8 +257,11 @@ class ModelSpec(_Row):
             raise ValueError("experts_per_token must not exceed experts")
         if (self.kv_lora_rank is None) != (self.qk_rope_head_dim is None):
             raise ValueError("give both kv_lora_rank and qk_rope_head_dim (MLA), or neither")
-        if self.sliding_window_layers > self.layers:
-            raise ValueError("sliding_window_layers must not exceed layers")
+        compressed = sum(c.layers for c in self.compressed_attention)
+        if self.sliding_window_layers + compressed > self.layers:
+            raise ValueError(
+                "sliding_window_layers plus the compressed_attention layers must not exceed layers"
+            )
         if self.sliding_window_layers and self.sliding_window_tokens is None:
             raise ValueError("sliding_window_layers needs sliding_window_tokens")
         return self

@@ -34,7 +34,8 @@ A layout says how one replica spreads over accelerators:
 
 Candidate sizes are powers of two from 1 to the scale-up domain (not past one purchased
 unit unless memory needs it), plus, for MoE on parts with a scale-out network, whole
-domains ``D · 2^j`` up to ``MAX_EXPERT_PARALLEL`` accelerators and no more than the
+domains ``D · 2^j`` up to ``MAX_EXPERT_PARALLEL`` accelerators (none across racks on
+NVIDIA rack-scale parts: :func:`expert_parallel_limit`) and no more than the
 model's routed experts (one expert per accelerator at least), and for dense models on
 such parts ``PIPELINE_STAGES`` stages of a whole domain (used only when nothing
 smaller holds the weights: :func:`planner.perf.inference.serve`).
@@ -113,6 +114,20 @@ def _domain_word(hw: HardwareSpec) -> str:
     return {"server": "nodes", "rack": "racks"}.get(hw.form, "domains")
 
 
+def expert_parallel_limit(hw: HardwareSpec) -> int:
+    """Widest expert-parallel replica enumerated on ``hw``: one scale-up domain on NVIDIA
+    rack-scale parts, else :data:`MAX_EXPERT_PARALLEL` across domains.
+
+    GB200 and GB300 NVL72 and Vera Rubin NVL144 keep an expert-parallel replica inside
+    their rack: the published wide-EP deployments on them stay inside one rack
+    (SGLang's GB200 NVL72 decode, lmsys.org 2025-06-16), and one rack's NVLink domain
+    holds the largest MoE. 8-GPU servers may span servers (DeepSeek's own decode runs
+    EP144 over 18 H800 servers, open-source week day 6, 2025-03-01); other parts keep
+    the enumeration as it was (no published deployment either way)."""
+    nvidia_rack = hw.form == "rack" and hw.vendor == "NVIDIA"
+    return hw.scale_up_domain if nvidia_rack else MAX_EXPERT_PARALLEL
+
+
 def candidate_layouts(model: ModelSpec, hw: HardwareSpec) -> list[Layout]:
     """Every layout to try, single-domain ones first (see module doc)."""
     domain = hw.scale_up_domain
@@ -130,7 +145,7 @@ def candidate_layouts(model: ModelSpec, hw: HardwareSpec) -> list[Layout]:
     expert_parallel = [(g, 1) for g in inside if g > 1]
     if hw.scale_out_gbps is not None:
         g = domain * 2
-        while g <= min(MAX_EXPERT_PARALLEL, model.experts or 0):
+        while g <= min(expert_parallel_limit(hw), model.experts or 0):
             expert_parallel.append((g, g // domain))
             g *= 2
     for g, domains in expert_parallel:

@@ -47,13 +47,15 @@ FloatArray = NDArray[np.float64]
 def kv_bytes_per_token_per_layer(model: ModelSpec, kv_precision: str) -> float:
     """KV-cache bytes one token adds to one attention layer.
 
-    GQA/MHA: ``2 · kv_heads · head_dim · b_kv`` (a key and a value vector per KV head);
-    MLA: ``(kv_lora_rank + qk_rope_head_dim) · b_kv`` (one latent plus the RoPE key).
+    GQA/MHA: ``2 · kv_heads · head_dim · b_kv`` (a key and a value vector per KV head;
+    one vector where ``kv_shared_key_value``); MLA: ``(kv_lora_rank + qk_rope_head_dim) ·
+    b_kv`` (one latent plus the RoPE key).
     """
     b_kv = BYTES_PER_PARAM[kv_precision]
     if model.kv_lora_rank is not None and model.qk_rope_head_dim is not None:
         return (model.kv_lora_rank + model.qk_rope_head_dim) * b_kv
-    return 2.0 * model.kv_heads * model.head_dim * b_kv
+    vectors = 1.0 if model.kv_shared_key_value else 2.0
+    return vectors * model.kv_heads * model.head_dim * b_kv
 
 
 def kv_bytes_per_token(model: ModelSpec, kv_precision: str) -> float:
@@ -65,21 +67,40 @@ def kv_bytes_per_token(model: ModelSpec, kv_precision: str) -> float:
     return model.layers * kv_bytes_per_token_per_layer(model, kv_precision)
 
 
-def _attended(model: ModelSpec, context_tokens: ArrayLike) -> FloatArray:
-    """Σ over layers of the tokens each layer attends to / holds: full layers see all
-    ``L``, sliding-window layers at most ``W``: ``full · L + window · min(L, W)``."""
+def _entries(model: ModelSpec, context_tokens: ArrayLike, *, attended: bool) -> FloatArray:
+    """Σ over layers of the KV entries each layer holds (``attended`` False) or attends
+    to (True) at context ``L``: full layers ``L``, sliding-window layers ``min(L, W)``,
+    each compressed group ``L / r + min(L, w)`` entries held, of which it attends to
+    ``min(L / r, k) + min(L, w)`` (r tokens per entry, k indexer-selected entries, w the
+    uncompressed recent window)."""
     length = np.asarray(context_tokens, dtype=float)
     window_layers = model.sliding_window_layers
-    full_layers = model.layers - window_layers
+    compressed = model.compressed_attention
+    full_layers = model.layers - window_layers - sum(c.layers for c in compressed)
     window = float(model.sliding_window_tokens or 0)
-    return full_layers * length + window_layers * np.minimum(length, window)
+    total = full_layers * length + window_layers * np.minimum(length, window)
+    recent = np.minimum(length, float(model.compressed_window_tokens))
+    for group in compressed:
+        entries = length / group.tokens_per_entry
+        if attended and group.attended_entries is not None:
+            entries = np.minimum(entries, float(group.attended_entries))
+        total = total + group.layers * (entries + recent)
+    return total
+
+
+def _attended(model: ModelSpec, context_tokens: ArrayLike) -> FloatArray:
+    """Σ over layers of the entries each layer attends to (:func:`_entries`)."""
+    return _entries(model, context_tokens, attended=True)
 
 
 def kv_bytes_per_sequence(
     model: ModelSpec, context_tokens: ArrayLike, kv_precision: str
 ) -> FloatArray:
-    """KV bytes of one sequence of ``L`` tokens: per-layer bytes × ``full·L + window·min(L, W)``."""
-    return kv_bytes_per_token_per_layer(model, kv_precision) * _attended(model, context_tokens)
+    """KV bytes of one sequence of ``L`` tokens: per-entry bytes × the entries the layers
+    hold (``full·L + window·min(L, W)`` plus compressed groups: :func:`_entries`)."""
+    return kv_bytes_per_token_per_layer(model, kv_precision) * _entries(
+        model, context_tokens, attended=False
+    )
 
 
 # --- Weights and memory ----------------------------------------------------------------

@@ -140,7 +140,7 @@ def test_models_list_developer_filter(run_cli) -> None:
     result = run_cli("models", "list", "--vendor", "deepseek", "--format", "json")
     assert result.code == 0
     rows = json.loads(result.out)
-    assert {r["id"] for r in rows} == {"deepseek-v3", "deepseek-r1"}
+    assert {r["id"] for r in rows} == {"deepseek-v3", "deepseek-r1", "deepseek-v4"}
     result = run_cli("models", "list", "--vendor", "nosuch")
     assert result.code == 2 and "no models from 'nosuch'" in result.err
     assert "Meta" in result.err  # the developers that exist

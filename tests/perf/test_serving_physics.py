@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
@@ -79,12 +80,25 @@ experts a batch touches saturate — so the knee sits at the saturated step's wa
 below the batch-1 speed, and ``FLOOR_BOUND`` stands in for it.)"""
 
 
-def batch_one_speed(model: ModelSpec, hw: HardwareSpec, label: str, precision: str) -> float:
-    """Tokens/s/user of layout ``label`` at batch 1, 8k in / 1k out."""
+def batch_one_speed(
+    model: ModelSpec, hw: HardwareSpec, label: str, precision: str, batch: int = 1
+) -> float:
+    """Tokens/s/user of layout ``label`` at ``batch`` (default 1), 8k in / 1k out."""
     layout = next(x for x in candidate_layouts(model, hw) if x.label == label)
     eff = EfficiencyTable().lookup(hw.family, precision)
     kv = "fp8" if precision == "fp4" else precision
-    return 1.0 / decode_step(model, hw, layout, precision, kv, 8192 + 512, eff).seconds(1)
+    return 1.0 / decode_step(model, hw, layout, precision, kv, 8192 + 512, eff).seconds(batch)
+
+
+def saturated_speed(model: ModelSpec, hw: HardwareSpec, label: str, precision: str) -> float:
+    """Tokens/s/user of an MoE layout at the smallest batch that touches 95% of each
+    layer's experts, ``ln 0.05 / ln(1 − k/E)`` sequences: from there on every step reads
+    (nearly) all the replica's expert weights, ``t(B) ≈ t_sat + B t_seq``, and throughput
+    falls linearly to 0 at this speed, as a dense layout's does at its batch-1 speed
+    (``DENSE_WALL_MARGIN`` applies below it)."""
+    k, experts = model.experts_per_token or 1, model.experts or 1
+    batch = math.ceil(math.log(0.05) / math.log1p(-k / experts)) if k < experts else 1
+    return batch_one_speed(model, hw, label, precision, batch)
 
 
 @pytest.mark.parametrize(("model", "precision"), NATIVE_PAIRS)
@@ -95,7 +109,9 @@ def test_throughput_never_rises_and_never_jumps_with_interactivity(
     tok/s/user: throughput per accelerator never rises; servable points are a prefix and
     the rest say why; and servable points 10 tok/s/user apart differ by at most 2.5x
     except where the later one is within ``DENSE_WALL_MARGIN`` of its layout's batch-1
-    speed (dense) or floor-bound (``FLOOR_BOUND``, MoE): there the step hardly
+    speed (dense) or floor-bound (``FLOOR_BOUND``, MoE) or past an MoE layout's
+    expert-saturation wall (:func:`saturated_speed`; at a layout switch, either
+    layout's wall or floor counts): there the step hardly
     grows with the batch, so 10 tok/s/user more can only be had with a several-fold
     smaller batch (time-sharing between batches cannot help: by Little's law the mean
     speed is decode rate over concurrency, planner.perf.frontier)."""
@@ -115,8 +131,18 @@ def test_throughput_never_rises_and_never_jumps_with_interactivity(
         for i in range(last - 1):
             if values[i] <= 2.5 * values[i + 1]:
                 continue
-            floor = batch_one_speed(spec, HW[str(hw_id)], layouts[i + 1], precision)
+            hw = HW[str(hw_id)]
+            floor = batch_one_speed(spec, hw, layouts[i + 1], precision)
             bound = FLOOR_BOUND * floor if spec.is_moe else floor - DENSE_WALL_MARGIN
+            if spec.is_moe:
+                # past either layout's expert-saturation wall, or a switch away from a
+                # layout that is itself floor-bound at the later speed
+                walls = {layouts[i], layouts[i + 1]}
+                sat = min(saturated_speed(spec, hw, x, precision) for x in walls)
+                bound = min(bound, sat - DENSE_WALL_MARGIN)
+                if layouts[i] != layouts[i + 1]:
+                    before = batch_one_speed(spec, hw, layouts[i], precision)
+                    bound = min(bound, FLOOR_BOUND * before)
             assert SPEEDS[i + 1] >= bound, (hw_id, SPEEDS[i], values, layouts)
 
 
@@ -292,7 +318,7 @@ def test_curve_cli_json_and_plot(run_cli: RunCli, tmp_path: Path) -> None:
     [
         (["--interactivity", "0"], "--interactivity"),
         (["--interactivity", "10:0:5"], "--interactivity"),
-        (["--model", "deepseek-v4"], "did you mean 'deepseek-v3'"),
+        (["--model", "deepsek-v3"], "did you mean 'deepseek-v3'"),
         (["--hardware", "b200-hgz"], "did you mean 'b200-hgx'"),
         (["--input-tokens", "-5"], "--input-tokens"),
         (["--output-tokens", "0"], "--output-tokens"),
