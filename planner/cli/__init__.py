@@ -64,6 +64,11 @@ COMMANDS: dict[str, Entry] = {
     "perf-check": Entry(
         "perf_cmds", "perf_check", "Compare the performance model with measured benchmark rows."
     ),
+    "fidelity": Entry(
+        "fidelity_cmds",
+        "fidelity",
+        "How far the performance model is from measured training and inference rows.",
+    ),
     "curve": Entry(
         "curve_cmds",
         "curve",

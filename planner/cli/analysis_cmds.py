@@ -17,7 +17,14 @@ from rich.markup import escape
 from planner.analysis.executors import ExecutorChoice, run_tasks
 from planner.analysis.figures import DEFAULT_MIP_GAP
 from planner.analysis.inert import inert_inputs, refuse_inert
-from planner.analysis.params import merge, parse_dist, parse_vary, read_spec
+from planner.analysis.params import (
+    LogNormal,
+    Parameter,
+    merge,
+    parse_dist,
+    parse_vary,
+    read_spec,
+)
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
 from planner.cli.common import emit_json, frame_records, print_frame, stderr
@@ -244,6 +251,20 @@ def sweep(
     _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"])
 
 
+def _with_perf_error(parameters: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
+    """``parameters`` plus lognormal throughput multipliers at the model's measured error
+    (:func:`planner.perf.fidelity.perf_error_sigmas`), where not already given."""
+    from planner.perf.fidelity import perf_error_sigmas
+
+    given = {p.path for p in parameters}
+    added = [
+        Parameter(f"throughput_scale.{kind}", distribution=LogNormal(1.0, sigma))
+        for kind, sigma in perf_error_sigmas().items()
+        if sigma > 0 and f"throughput_scale.{kind}" not in given
+    ]
+    return (*parameters, *added)
+
+
 @click.command("montecarlo")
 @scenario_argument
 @click.option(
@@ -263,6 +284,14 @@ def sweep(
 @click.option("--samples", type=click.IntRange(1), help="Samples [default: the spec's, else 100].")
 @click.option("--seed", type=click.IntRange(0), help="Random seed [default: the spec's, else 0].")
 @click.option(
+    "--perf-error",
+    is_flag=True,
+    help="Also sample throughput_scale.training and .inference from lognormal(1, σ), σ "
+    "from the performance model's measured error on the shipped data (`planner "
+    "fidelity`), so the spread includes the model's own uncertainty. A --dist or spec "
+    "entry for either path takes precedence.",
+)
+@click.option(
     "--regret",
     type=click.IntRange(0, 20),
     default=0,
@@ -280,6 +309,7 @@ def montecarlo(
     dists: tuple[str, ...],
     samples: int | None,
     seed: int | None,
+    perf_error: bool,
     regret: int,
     strict: bool,
     **kw: Any,
@@ -308,6 +338,8 @@ def montecarlo(
     _check_outputs("montecarlo", scenario_file, scenario, kw, spec)
     loaded = read_spec(spec) if spec else None
     parameters = merge(loaded, [parse_dist(d) for d in dists])
+    if perf_error:
+        parameters = _with_perf_error(parameters)
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
     seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
     settings = _settings(kw, scenario)

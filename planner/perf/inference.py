@@ -567,6 +567,15 @@ def _efficiency_source(
     return default_calibration()
 
 
+SCALED_COLUMNS = [
+    "decode_tokens_per_s_per_replica",
+    "output_tokens_per_s_per_unit",
+    "decode_tokens_per_s_per_unit",
+    "prefill_tokens_per_s_per_unit",
+]
+"""Throughput columns ``throughput_scale.inference`` multiplies."""
+
+
 def inference_table(
     scenario: Scenario,
     efficiency: Efficiency | EfficiencyTable | None = None,
@@ -589,6 +598,8 @@ def inference_table(
     ``compute`` or ``interconnect``. Of a non-servable row, what failed: ``memory
     capacity`` (weights + one sequence do not fit), ``latency`` (SLO unreachable),
     ``prefill only``, ``context length`` or ``compute`` (no compute at the precision).
+    The rates (:data:`SCALED_COLUMNS`) are multiplied by the scenario's
+    ``throughput_scale.inference`` (1: as modelled).
     """
     source = _efficiency_source(scenario, efficiency, calibration_path)
     hardware = hardware_specs(scenario)
@@ -623,6 +634,7 @@ def inference_table(
     numeric = [c for c in INFERENCE_COLUMNS[8:] if c not in ("binding", "layout")]
     frame[numeric] = frame[numeric].astype(float)
     _check_finite(frame, numeric)
+    frame[SCALED_COLUMNS] *= scenario.throughput_scale.inference
     return frame.astype({"servable": bool, "replica_accelerators": int, "batch": int})
 
 

@@ -8,7 +8,7 @@ Each field's docstring says what it means and its unit.
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
@@ -266,12 +266,21 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
         return out
 
 
+def _as_written(annotation: Any) -> Any:
+    """A catalog field's type as a scenario file writes it: a YAML list for a tuple (the
+    catalog keeps tuples, which hash; scenario sections are strict, and a strict tuple
+    refuses a list)."""
+    if get_origin(annotation) is tuple:
+        return list[get_args(annotation)[0]]  # type: ignore[index,misc]
+    return annotation
+
+
 class ModelChoice(
     create_model(  # type: ignore[call-overload,misc]
         "_ModelOverrides",
         __base__=_Section,
         **{
-            name: (info.annotation | None, Field(default=None))
+            name: (_as_written(info.annotation) | None, Field(default=None))
             for name, info in ModelSpec.model_fields.items()
             if name != "id"
         },
@@ -281,6 +290,20 @@ class ModelChoice(
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
     """Catalog id (e.g. ``llama-3.1-405b``) or a new id with every architecture field."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_lists_are_unset(cls, data: Any) -> Any:
+        """An empty list (``compressed_attention: []``) is the catalog default, as a
+        blank workbook cell is: read both as unset. A tuple (a catalog row dumped to a
+        dict) is read as the list a file would write."""
+        if isinstance(data, dict):
+            return {
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in data.items()
+                if not (isinstance(v, list | tuple) and not v)
+            }
+        return data
 
     def overrides(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump(exclude_none=True).items() if k != "id"}
@@ -360,10 +383,25 @@ class TrainingRun(_Section):
     """Compute precision (bf16, fp8, fp4)."""
     window: Annotated[list[Year], meta(perf=True, unit="year")] = Field(min_length=2, max_length=2)
     """[first year, last year]: the run must finish inside these years."""
+    kind: Annotated[Literal["pretrain", "full", "lora"], meta(perf=True, unit="choice")] = (
+        "pretrain"
+    )
+    """``pretrain`` or ``full`` fine-tuning (6 · active params FLOPs a token, weights,
+    gradients and optimizer state for every parameter) or ``lora`` fine-tuning (4 ·
+    params a token: no weight gradients or optimizer state for the frozen weights)."""
+    global_batch_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None
+    """Tokens in one optimiser step across the cluster (default: 16,777,216 = 2,048 ×
+    8,192, Llama 3 405B's main-stage batch, for pretrain and full; 65,536 = 8 × 8,192,
+    MLPerf's Llama 2 70B LoRA batch, for lora). At a fixed batch a larger cluster gives
+    each accelerator less work a step, so its rate falls (planner.perf.training_scale)."""
+    sequence_tokens: Annotated[PositiveFloat, meta(perf=True, unit="tokens")] = 8192.0
+    """Tokens in one training sequence (one pipeline microbatch)."""
     flops: Annotated[PositiveFloat | None, meta(perf=True, unit="FLOP")] = None
-    """Total training FLOPs; overrides 6 · active params · tokens."""
+    """Total training FLOPs; overrides 6 · active params · tokens (4 · for lora)."""
     mfu: Annotated[Fraction | None, meta(perf=True, unit="share of peak")] = None
-    """Model-FLOPs utilisation; overrides the hardware's catalog default."""
+    """Stage model-FLOPs utilisation (one pipeline stage's matrix work, before the
+    bubble, gradient synchronisation and expert traffic of planner.perf.training_scale);
+    overrides the hardware's catalog default."""
     checkpoint_stall_s: Annotated[PositiveFloat, meta(perf=True, unit="s")] = 20.0
     """Seconds training stalls to write one checkpoint (δ)."""
     restart_s: Annotated[PositiveFloat, meta(perf=True, unit="s")] = 444.0
@@ -593,6 +631,17 @@ class Penalties(_Section):
     """Cost of one PFLOP of training compute left undone, USD."""
 
 
+class ThroughputScale(_Section):
+    """Multipliers on the performance model's throughput: 1 takes it as computed. Monte
+    Carlo's ``--perf-error`` samples them from the model's measured error, so a plan's
+    spread includes the model's own uncertainty."""
+
+    training: Annotated[PositiveFloat, meta(perf=True, unit="multiplier")] = 1.0
+    """Scales every training run's sustained rate (a run then needs more or fewer units)."""
+    inference: Annotated[PositiveFloat, meta(perf=True, unit="multiplier")] = 1.0
+    """Scales every serving rate (output, decode and prefill tokens/s per unit)."""
+
+
 class Scenario(_Section):
     name: Name
     """Scenario id (shown in results)."""
@@ -628,6 +677,8 @@ class Scenario(_Section):
     solver: Solver = Solver()
     calibration: Annotated[str | None, meta(perf=True)] = None
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
+    throughput_scale: ThroughputScale = ThroughputScale()
+    """Multipliers on modelled throughput (see ThroughputScale)."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""
 
