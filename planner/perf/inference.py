@@ -78,7 +78,13 @@ from planner.perf.roofline import (
     prefill_seconds_per_token,
     replica_size,
 )
-from planner.perf.serving import ServingCase, ServingResult, not_servable, served_label
+from planner.perf.serving import (
+    ServingCase,
+    ServingResult,
+    not_servable,
+    running_sequence_cap,
+    served_label,
+)
 from planner.perf.ttft import (
     Prefill,
     best_chunked,
@@ -183,11 +189,15 @@ def _case_step(
 def _prepare(
     model: ModelSpec, hw: HardwareSpec, case: ServingCase, layout: Layout, efficiency: Efficiency
 ) -> tuple[DecodeStep, int]:
-    """The decode step of ``layout`` and the largest batch its memory holds."""
+    """The decode step of ``layout`` and the largest batch it runs: what its memory holds,
+    at most the engine's running-sequence cap per scheduler (one per replica, one per
+    attention data-parallel rank of a DEP replica: ``g / attention_tp``)."""
     limit = memory_batch_limit(
         model, hw, layout, case.precision, case.kv_precision, case.mean_decode_context
     )
-    return _case_step(case, model, hw, layout, efficiency), limit
+    schedulers = layout.accelerators // layout.attention_group if layout.kind == "DEP" else 1
+    cap = running_sequence_cap(hw, case.max_running_sequences)
+    return _case_step(case, model, hw, layout, efficiency), min(limit, cap * schedulers)
 
 
 def _configure(

@@ -11,6 +11,30 @@ from dataclasses import dataclass
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.schema import InferenceWorkload
 
+MAX_RUNNING_SEQUENCES = 1024
+"""Default cap on the sequences one engine scheduler runs at once on a part with 70 GiB
+of memory or more, 256 below (:func:`running_sequence_cap`): vLLM's ``max_num_seqs``
+defaults (vllm/engine/arg_utils.py, ``get_batch_defaults``: 1,024 on GPUs of at least
+70 GiB other than A100, 256 otherwise). TensorRT-LLM's ``max_batch_size`` default is
+2,048. A workload's ``max_running_sequences`` sets its own. Without a cap a replica's
+batch is bounded only by memory, which engines never reach at short prompts and long
+outputs."""
+
+SMALL_MEMORY_RUNNING_SEQUENCES = 256
+"""vLLM's ``max_num_seqs`` default on parts under 70 GiB."""
+
+
+def running_sequence_cap(hw: HardwareSpec, case_cap: int | None = None) -> int:
+    """Sequences one scheduler runs at once: ``case_cap`` if set, else vLLM's default for
+    the part's memory (70 GiB = 75.2 GB)."""
+    if case_cap is not None:
+        return case_cap
+    return (
+        MAX_RUNNING_SEQUENCES
+        if hw.memory_gb >= 70 * 1.073741824
+        else SMALL_MEMORY_RUNNING_SEQUENCES
+    )
+
 
 @dataclass(frozen=True)
 class ServingCase:
@@ -40,6 +64,9 @@ class ServingCase:
     """Probability each drafted token is accepted, given the ones before it were."""
     slo_ttft_s: float | None = None
     """Longest mean time to first token; None: no TTFT target (prefill time-shared)."""
+    max_running_sequences: int | None = None
+    """Most sequences one engine scheduler runs at once (one per replica, one per
+    attention data-parallel rank in a DEP replica); None: :func:`running_sequence_cap`."""
 
     @property
     def tokens_per_step(self) -> float:
@@ -83,6 +110,7 @@ class ServingCase:
             draft_tokens=workload.draft_tokens,
             acceptance_rate=workload.draft_acceptance_rate,
             slo_ttft_s=workload.slo_ttft_s,
+            max_running_sequences=workload.max_running_sequences,
         )
 
 

@@ -26,6 +26,7 @@ from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
+PositiveInt = Annotated[int, Field(gt=0)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
 Year = Annotated[int, Field(ge=1990, le=2100)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -494,6 +495,10 @@ class InferenceWorkload(_Section):
     """Longest mean time to first token, seconds (absent: no TTFT target). Colocated
     serving then pushes prompts through a chunked-prefill budget per decode step;
     disaggregated serving sizes the prefill pool so prompts finish within it."""
+    max_running_sequences: Annotated[PositiveInt | None, meta(perf=True, unit="sequences")] = None
+    """Most sequences one engine scheduler runs at once (a replica, or each attention
+    data-parallel rank of an expert-parallel replica); absent: vLLM's defaults, 1,024 on
+    parts with 70 GiB of memory or more and 256 below (planner.perf.serving)."""
     peak_to_average: Annotated[float, meta(perf=False, unit="peak / average")] = Field(
         default=1.5, ge=1.0, le=10.0
     )

@@ -428,7 +428,8 @@ def test_predictions_default_to_the_shipped_calibration_and_none_to_the_priors()
     assert hopper == shipped.lookup("hopper", "fp8") != EfficiencyTable().lookup("hopper", "fp8")
     # the numbers perf-check printed before the shipped calibration became the default
     raw = error_summary(rows, BUILTIN_PRIORS)
-    assert raw.median_abs_pct == pytest.approx(14.262515796992076, rel=1e-9)
+    # (14.26% before engines capped the running sequences per scheduler)
+    assert raw.median_abs_pct == pytest.approx(13.687117506108194, rel=1e-9)
     assert error_summary(rows).median_abs_pct < raw.median_abs_pct
 
 

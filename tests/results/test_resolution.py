@@ -158,14 +158,16 @@ def test_baseline_yearly_peak_average_meets_every_quarter(baseline: Scenario) ->
 
 def test_baseline_yearly_start_misses_quarter_peaks(baseline: Scenario) -> None:
     """Under start the yearly plan is sized for each year's opening demand; chat grows
-    ~2.2x a year, so its year-end peak is about twice that: the worst quarter, 2029Q4
-    (measured; 2026Q4-2028Q4 are within 0.1 point), is 54.2% short (2030Q4 and 50.4%
-    under the built-in efficiency priors, before the shipped calibration was the default)."""
+    ~2.2x a year, so its year-end peak is about twice that: the worst quarters, the
+    fourth of 2026-2029 (measured: within 0.2 point of each other, so which one leads
+    moves with the throughput model), are 54.2% short (2030Q4 and 50.4% under the
+    built-in efficiency priors, before the shipped calibration was the default)."""
     scenario = _with(baseline, demand_within_period="start")
     check = resolution_check(api.plan(scenario), scenario, 4)
     assert (~check["meets"]).sum() == 44  # every workload-quarter of 2026-2030
     worst = check.loc[check["shortfall_share"].idxmax()]
-    assert (worst["sub_period"], worst["workload"]) == ("2029Q4", "chat")
+    assert worst["workload"] == "chat"
+    assert worst["sub_period"] in ("2026Q4", "2027Q4", "2028Q4", "2029Q4")
     assert worst["shortfall_share"] == pytest.approx(0.542, abs=0.01)
     # 2031, the last year, is flat after its given value: its opening demand is its peak
     assert check[check["period"] == "2031"]["meets"].all()
