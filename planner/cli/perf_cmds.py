@@ -24,6 +24,7 @@ from planner.perf.calibration import (
     FitResult,
     error_summary,
     fit,
+    leave_one_source_out,
     predict,
 )
 from planner.perf.efficiency import (
@@ -375,8 +376,15 @@ def groups_frame(result: FitResult) -> pd.DataFrame:
 @out_option(
     "Calibration YAML to write (name it in a scenario's `calibration:` key).", required=True
 )
+@click.option(
+    "--leave-one-source-out",
+    "loso",
+    is_flag=True,
+    help="Also refit without each source (the rows' `source` publication) in turn and "
+    "report the error on its rows: what to expect on data the fit never saw.",
+)
 @format_option
-def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
+def calibrate(bench_files: tuple[Path, ...], out: Path, loso: bool, fmt: str) -> None:
     """Fit the inference model's efficiency factors to measured benchmark rows.
 
     Fits bandwidth and compute efficiency, prefill MFU, per-step overhead (and the MoE
@@ -384,8 +392,10 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
     at least two rows; groups with one row share one correction of their defaults.
     Families without rows keep their defaults. The fit starts from the built-in priors
     (not the shipped calibration, which is this fit of the two files in tests/data).
-    Prints the median and worst absolute % error before (priors) and after. BENCH.csv
-    format: see `planner perf-check --help`; several files are fitted together.
+    Prints the median and worst absolute % error before (priors) and after; with
+    --leave-one-source-out, also the error on each source's rows from a fit without
+    them. BENCH.csv format: see `planner perf-check --help`; several files are fitted
+    together.
 
     \b
     Example:
@@ -404,6 +414,18 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
     for row, reason in result.skipped:
         echo_err(f"skipped {row.label}: {reason}")
     groups = groups_frame(result)
+    held, held_overall = leave_one_source_out(rows) if loso else ([], None)
+    held_frame = pd.DataFrame(
+        [
+            {
+                "source": h.source,
+                "rows": h.rows,
+                "median_abs_pct_held_out": h.summary.median_abs_pct,
+                "worst_abs_pct_held_out": h.summary.worst_abs_pct,
+            }
+            for h in held
+        ]
+    )
     if fmt == "json":
         emit_json(
             {
@@ -413,6 +435,14 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
                 "before": _summary_record(result.before),
                 "after": _summary_record(result.after),
                 "skipped": [{"line": r.line, "reason": why} for r, why in result.skipped],
+                **(
+                    {
+                        "leave_one_source_out": frame_records(held_frame),
+                        "held_out": _summary_record(held_overall),
+                    }
+                    if held_overall is not None
+                    else {}
+                ),
             }
         )
         return
@@ -423,6 +453,9 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, fmt: str) -> None:
         say(f"shared correction (groups with one row): {factors}")
     say(f"abs % error before: {result.before.describe()}")
     say(f"abs % error after:  {result.after.describe()}")
+    if held_overall is not None:
+        print_frame(held_frame, fmt, title="Leave one source out (refit without it)")
+        say(f"abs % error held out: {held_overall.describe()}")
 
 
 def register(cli: click.Group) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -326,3 +327,59 @@ def fit(rows: Sequence[BenchRow], base: EfficiencyTable | None = None, note: str
         shared_correction=correction,
         skipped=skipped,
     )
+
+
+# --- Leave one source out ---------------------------------------------------------------
+
+
+def source_key(text: str, previous: str) -> str:
+    """The publication a row's ``source`` cell names: its text before the first ``;``,
+    ``,`` or ``(``; ``same`` (or an empty cell) repeats the row above's."""
+    head = re.split(r"[;,(]", text, maxsplit=1)[0].strip()
+    return previous if head.lower() in ("", "same") else head
+
+
+def row_sources(rows: Sequence[BenchRow]) -> list[str]:
+    """:func:`source_key` of every row, in order (``same`` resolved within each file)."""
+    keys, previous, file_line = [], "", 0
+    for row in rows:
+        if row.line <= file_line:  # a new file starts: nothing to repeat
+            previous = ""
+        file_line = row.line
+        previous = source_key(row.cells.get("source", ""), previous) or "unnamed"
+        keys.append(previous)
+    return keys
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The error on one source's rows when the fit did not see them."""
+
+    source: str
+    rows: int
+    summary: ErrorSummary
+
+
+def leave_one_source_out(
+    rows: Sequence[BenchRow], base: EfficiencyTable | None = None
+) -> tuple[list[HeldOut], ErrorSummary]:
+    """Refit without each source in turn and predict its rows: per source, and over all
+    held-out predictions (the error to expect on a source the fit never saw)."""
+    keys = row_sources(rows)
+    held: list[HeldOut] = []
+    errors: list[tuple[float, str]] = []
+    for source in dict.fromkeys(keys):
+        train = [r for r, k in zip(rows, keys, strict=True) if k != source]
+        test = [r for r, k in zip(rows, keys, strict=True) if k == source]
+        table = fit(train, base).table if train else (base or EfficiencyTable())
+        summary = error_summary(test, table)
+        held.append(HeldOut(source, len(test), summary))
+        for row in test:
+            error = predict(row, table).abs_pct_error(row.measured_tokens_per_s_per_accelerator)
+            if error is not None:
+                errors.append((error, row.label))
+    if not errors:
+        return held, ErrorSummary(0, 0.0, 0.0)
+    worst = max(errors)
+    overall = ErrorSummary(len(errors), statistics.median(e for e, _ in errors), worst[0], worst[1])
+    return held, overall
