@@ -36,8 +36,10 @@ import csv
 import difflib
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from planner import safe_io
 from planner.catalog import hardware_catalog, model_catalog
@@ -66,6 +68,7 @@ OPTIONAL_COLUMNS = (
     "source",
 )
 PHASES = ("colocated", "decode", "prefill")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ def _did_you_mean(word: str, options: list[str]) -> str | None:
     return f"did you mean {close[0]!r}?" if close else None
 
 
-class _RowReader:
+class RowReader:
     """Parses one row's cells, collecting problems instead of stopping at the first."""
 
     def __init__(self, cells: dict[str, str], line: int, problems: list[Problem]):
@@ -173,7 +176,7 @@ class _RowReader:
 
 
 def _ttft_reachable(
-    reader: _RowReader, case: ServingCase, model: ModelSpec, hardware: HardwareSpec, system: float
+    reader: RowReader, case: ServingCase, model: ModelSpec, hardware: HardwareSpec, system: float
 ) -> bool:
     """False, with a problem on column ``ttft_s``, when the case's TTFT SLO is below the
     prefill floor of its prompt on the row's ``system`` accelerators (:func:`prefill_floor_s`)."""
@@ -201,7 +204,7 @@ def _ttft_reachable(
 
 
 def _parse_row(cells: dict[str, str], line: int, problems: list[Problem]) -> BenchRow | None:
-    reader = _RowReader(cells, line, problems)
+    reader = RowReader(cells, line, problems)
     before = len(problems)
     hardware_id = reader.catalog_id("hardware", hardware_catalog(), "hardware")  # type: ignore[arg-type]
     model_id = reader.catalog_id("model", model_catalog(), "models")  # type: ignore[arg-type]
@@ -251,10 +254,18 @@ MAX_BENCHMARK_BYTES = 50_000_000
 """The largest benchmark CSV read (MLPerf's full results are a few megabytes)."""
 
 
-def read_benchmarks(path: str | Path) -> BenchFile:
-    """Read and check a benchmark CSV; raise :class:`InputError` naming file, line and column."""
+def read_csv_rows(
+    path: str | Path,
+    required: tuple[str, ...],
+    parse: Callable[[dict[str, str], int, list[Problem]], R | None],
+    what: str = "benchmark CSV",
+) -> tuple[list[str], list[R]]:
+    """Read a CSV whose header has the ``required`` columns and ``parse`` each data row
+    (cells by column, line, the problem list it appends to; None: the row has a
+    problem). Raise :class:`InputError` naming file, line and column for every problem;
+    a file that is not such a CSV is never quoted."""
     file = str(path)
-    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="benchmark CSV")
+    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what=what)
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
         lines = [(reader.line_num, row) for row in reader]
@@ -268,15 +279,15 @@ def read_benchmarks(path: str | Path) -> BenchFile:
             file, Problem(path="", message="the file is empty", expected="a header row")
         )
     columns = [c.strip() for c in lines[0][1]]
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-    if len(missing) == len(REQUIRED_COLUMNS):  # not a benchmark file: never quote it
+    missing = [c for c in required if c not in columns]
+    if len(missing) == len(required):  # not such a file: never quote it
         raise InputError(
             file,
             Problem(
                 path="",
-                message="is not a benchmark CSV: its first line is not a header with the "
-                "benchmark columns (its content is not shown)",
-                expected="columns " + ", ".join(REQUIRED_COLUMNS),
+                message=f"is not a {what}: its first line is not a header with its "
+                "columns (its content is not shown)",
+                expected="columns " + ", ".join(required),
                 hint="see planner/perf/benchmarks.py for the format",
                 line=1,
             ),
@@ -288,13 +299,13 @@ def read_benchmarks(path: str | Path) -> BenchFile:
             Problem(
                 path="header",
                 message="missing column(s): " + ", ".join(missing),
-                expected="columns " + ", ".join(REQUIRED_COLUMNS),
+                expected="columns " + ", ".join(required),
                 hint="; ".join(hints) or "see planner/perf/benchmarks.py for the format",
                 line=1,
             ),
         )
     problems: list[Problem] = []
-    rows: list[BenchRow] = []
+    rows: list[R] = []
     for line, values in lines[1:]:
         if not any(v.strip() for v in values):
             continue
@@ -308,7 +319,7 @@ def read_benchmarks(path: str | Path) -> BenchFile:
                 )
             )
             continue
-        row = _parse_row(dict(zip(columns, values, strict=True)), line, problems)
+        row = parse(dict(zip(columns, values, strict=True)), line, problems)
         if row is not None:
             rows.append(row)
     if problems:
@@ -317,4 +328,10 @@ def read_benchmarks(path: str | Path) -> BenchFile:
         raise InputError(
             file, Problem(path="", message="no data rows", expected="one row per measurement")
         )
-    return BenchFile(path=file, columns=columns, rows=rows)
+    return columns, rows
+
+
+def read_benchmarks(path: str | Path) -> BenchFile:
+    """Read and check a benchmark CSV; raise :class:`InputError` naming file, line and column."""
+    columns, rows = read_csv_rows(path, REQUIRED_COLUMNS, _parse_row)
+    return BenchFile(path=str(path), columns=columns, rows=rows)

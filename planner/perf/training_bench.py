@@ -23,18 +23,15 @@ benchmark interval has no failures.
 
 from __future__ import annotations
 
-import csv
-import io
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import safe_io
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
-from planner.errors import InputError, Problem
-from planner.perf.benchmarks import MAX_BENCHMARK_BYTES, _RowReader
+from planner.errors import Problem
+from planner.perf.benchmarks import RowReader, read_csv_rows
 from planner.perf.training import training_mfu
 from planner.perf.training_scale import TRAINING_KINDS, flops_per_token, step_time
 from planner.units import TERA
@@ -86,7 +83,7 @@ class TrainingPrediction:
 
 
 def _parse(cells: dict[str, str], line: int, problems: list[Problem]) -> TrainingBenchRow | None:
-    reader = _RowReader(cells, line, problems)
+    reader = RowReader(cells, line, problems)
     before = len(problems)
     hardware_id = reader.catalog_id("hardware", hardware_catalog(), "hardware")  # type: ignore[arg-type]
     model_id = reader.catalog_id("model", model_catalog(), "models")  # type: ignore[arg-type]
@@ -119,44 +116,7 @@ def _parse(cells: dict[str, str], line: int, problems: list[Problem]) -> Trainin
 def read_training_benchmarks(path: str | Path) -> list[TrainingBenchRow]:
     """Read and check a training benchmark CSV; raise :class:`InputError` naming file,
     line and column."""
-    file = str(path)
-    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="training benchmark CSV")
-    try:
-        lines = list(enumerate(csv.reader(io.StringIO(text, newline="")), start=1))
-    except csv.Error as exc:
-        raise InputError(file, Problem(path="", message=f"cannot read the CSV: {exc}")) from None
-    if not lines:
-        raise InputError(file, Problem(path="", message="the file is empty"))
-    columns = [c.strip() for c in lines[0][1]]
-    missing = [c for c in TRAINING_REQUIRED_COLUMNS if c not in columns]
-    if missing:
-        raise InputError(
-            file,
-            Problem(
-                path="header",
-                message="missing column(s): " + ", ".join(missing),
-                expected="columns " + ", ".join(TRAINING_REQUIRED_COLUMNS),
-                hint="see planner/perf/training_bench.py for the format",
-                line=1,
-            ),
-        )
-    problems: list[Problem] = []
-    rows: list[TrainingBenchRow] = []
-    for line, values in lines[1:]:
-        if not any(v.strip() for v in values):
-            continue
-        if len(values) != len(columns):
-            message = f"{len(values)} cells, the header has {len(columns)}"
-            problems.append(Problem(path="", message=message, line=line))
-            continue
-        row = _parse(dict(zip(columns, values, strict=True)), line, problems)
-        if row is not None:
-            rows.append(row)
-    if problems:
-        raise InputError(file, problems)
-    if not rows:
-        raise InputError(file, Problem(path="", message="no data rows"))
-    return rows
+    return read_csv_rows(path, TRAINING_REQUIRED_COLUMNS, _parse, "training benchmark CSV")[1]
 
 
 def predict_training(row: TrainingBenchRow) -> TrainingPrediction:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.units import BILLION, GB, TB
@@ -317,22 +318,6 @@ def step_time(
     return layout, StepTime(ideal, moe_s, bubble, exposed, a2a_s, frozen, busy)
 
 
-def scaling_efficiency(
-    model: ModelSpec,
-    hw: HardwareSpec,
-    sustained_flops_per_accelerator: float,
-    accelerators: int,
-    global_batch_tokens: float,
-    sequence_tokens: float,
-    kind: str = "pretrain",
-) -> float:
-    """:attr:`StepTime.efficiency` of :func:`step_time`."""
-    return step_time(
-        model,
-        hw,
-        sustained_flops_per_accelerator,
-        accelerators,
-        global_batch_tokens,
-        sequence_tokens,
-        kind,
-    )[1].efficiency
+def scaling_efficiency(*args: Any, **kwargs: Any) -> float:
+    """:attr:`StepTime.efficiency` of :func:`step_time` (the same arguments)."""
+    return step_time(*args, **kwargs)[1].efficiency
