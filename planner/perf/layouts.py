@@ -352,4 +352,5 @@ def decode_step(
         comm_s_per_token=per_token,
         overhead_s=efficiency.t_overhead_s + (model.layers + draft_tokens) * efficiency.t_layer_s,
         query_tokens=1.0 + draft_tokens,
+        kv_overlap=efficiency.kv_overlap,
     )

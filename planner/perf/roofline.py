@@ -227,15 +227,27 @@ def attention_peak_flops(hw: HardwareSpec, precision: str) -> float | None:
 class DecodeStep:
     """Decode-step time of one replica as a function of its batch ``B``, per accelerator.
 
-    ``t_step(B) = max(t_mem, t_compute) + t_comm + t_overhead + layers · t_layer`` with
+    ``t_step(B) = W(B) + t_comm + t_overhead + layers · t_layer``, where the work ``W``
+    times a layer's GEMM kernels and its attention kernel one after the other, each bound
+    by its own bytes or FLOPs, less the share ω (``Efficiency.kv_overlap``) of the
+    attention phase hidden behind the GEMMs::
 
-    * ``t_mem = (W_fixed + touched(B) · W_expert + B · kv) / (BW · η_bw)``: bytes one
-      accelerator reads (its weight shard, the experts of its shard the batch touches, its
-      share of the KV cache);
-    * ``t_compute = B · F_dense / (peak · η_c) + B · F_attn(L) / (peak_bf16 · η_c)
-      + λ · (B · k + touched(B) · h) · F_expert / (peak · η_c · η_moe)``, all per
-      accelerator: ``m / (m + h)`` is the grouped-GEMM tile efficiency at ``m`` tokens per
-      expert (``h = EXPERT_GEMM_TILE_ROWS``), λ the expert load imbalance;
+        apart    = max(t_weights, t_gemm) + max(t_kv, t_attn)
+        together = max(t_weights + t_kv, t_gemm + t_attn)
+        W        = apart − ω · (apart − together)
+
+    (ω = 1, the default, is one max over all bytes and all FLOPs: at large batches and
+    long contexts the KV reads then hide behind the GEMMs; ω = 0 times them apart), with
+
+    * ``t_weights = (W_fixed + touched(B) · W_expert) / (BW · η_bw)``: the weight shard
+      and the experts of its shard the batch touches;
+    * ``t_gemm = B · F_dense / (peak · η_c) + λ · (B · k + touched(B) · h) · F_expert /
+      (peak · η_c · η_moe)``, all per accelerator: ``m / (m + h)`` is the grouped-GEMM
+      tile efficiency at ``m`` tokens per expert (``h = EXPERT_GEMM_TILE_ROWS``), λ the
+      expert load imbalance;
+    * ``t_kv = B · kv(L) / (BW · η_bw)`` and ``t_attn = B · F_attn(L) / (peak_bf16 ·
+      η_c)``: the KV cache each sequence attends to at the mean decode context ``L``
+      (long outputs grow it) and the score and value FLOPs over it;
     * ``t_comm = latency + B · comm_s_per_token``: per-layer collectives (their fixed
       latency on scale-up or scale-out, and their bytes over the slower link);
     * ``t_overhead`` per step (scheduling, sampling) and ``t_layer`` per layer (launch
@@ -266,51 +278,73 @@ class DecodeStep:
     overhead_s: float
     query_tokens: float = 1.0
     """Tokens each sequence runs per step: 1, or 1 + draft tokens when speculating."""
+    kv_overlap: float = 1.0
+    """Share ω of the attention phase hidden behind the GEMM phase (``Efficiency.kv_overlap``)."""
 
-    def components(self, batch: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """``(t_mem, t_compute, t_comm)`` in seconds for batch ``B`` (broadcasts)."""
+    def phases(
+        self, batch: ArrayLike
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+        """``(t_weights, t_gemm, t_kv, t_attention, t_comm)`` in seconds for batch ``B``
+        (broadcasts): the GEMM phase's weight reads and matrix work, the attention
+        phase's KV reads and score/value work, and the collectives."""
         b = np.asarray(batch, dtype=float)
         n = b * self.query_tokens
         weight_bytes_read = np.full_like(b, self.fixed_weight_bytes)
-        t_compute = n * self.dense_flops_per_token / self.compute
-        t_compute = t_compute + n * self.attention_flops_per_token / self.attention_compute
+        t_gemm = n * self.dense_flops_per_token / self.compute
         if self.experts:
             touched = experts_touched(self.experts, self.experts_per_token, n)
             weight_bytes_read = weight_bytes_read + touched * self.expert_weight_bytes
             rows = n * self.experts_per_token + touched * EXPERT_GEMM_TILE_ROWS
-            t_compute = t_compute + rows * self.expert_flops_per_row / self.expert_compute
-        t_mem = (weight_bytes_read + b * self.kv_bytes_per_sequence) / self.bandwidth
+            t_gemm = t_gemm + rows * self.expert_flops_per_row / self.expert_compute
+        t_weights = weight_bytes_read / self.bandwidth
+        t_kv = b * self.kv_bytes_per_sequence / self.bandwidth
+        t_attention = n * self.attention_flops_per_token / self.attention_compute
         t_comm = np.where(b > 0, self.comm_latency_s + n * self.comm_s_per_token, 0.0)
-        return t_mem, t_compute, t_comm
+        return t_weights, t_gemm, t_kv, t_attention, t_comm
+
+    def components(self, batch: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(t_mem, t_compute, t_comm)`` in seconds for batch ``B`` (broadcasts): all
+        bytes read, all FLOPs, the collectives (:meth:`phases` summed by kind)."""
+        t_weights, t_gemm, t_kv, t_attention, t_comm = self.phases(batch)
+        return t_weights + t_kv, t_gemm + t_attention, t_comm
 
     def time(self, batch: ArrayLike) -> FloatArray:
-        """Seconds per decode step at batch ``B``."""
-        t_mem, t_compute, t_comm = self.components(batch)
-        return np.maximum(t_mem, t_compute) + t_comm + self.overhead_s
+        """Seconds per decode step at batch ``B`` (see the class doc)."""
+        t_weights, t_gemm, t_kv, t_attention, t_comm = self.phases(batch)
+        apart = np.maximum(t_weights, t_gemm) + np.maximum(t_kv, t_attention)
+        together = np.maximum(t_weights + t_kv, t_gemm + t_attention)
+        work = apart - self.kv_overlap * (apart - together)
+        return work + t_comm + self.overhead_s
 
     def seconds(self, batch: float) -> float:
         """:meth:`time` of one batch ``B > 0`` in plain floats (the batch search calls it
         tens of thousands of times per table)."""
         n = batch * self.query_tokens
         weight_bytes_read = self.fixed_weight_bytes
-        t_compute = n * (
-            self.dense_flops_per_token / self.compute
-            + self.attention_flops_per_token / self.attention_compute
-        )
+        t_gemm = n * self.dense_flops_per_token / self.compute
         if self.experts:
             e, k = self.experts, self.experts_per_token
             touched = float(e) if k >= e else -e * math.expm1(n * math.log1p(-k / e))
             weight_bytes_read += touched * self.expert_weight_bytes
             rows = n * k + touched * EXPERT_GEMM_TILE_ROWS
-            t_compute += rows * self.expert_flops_per_row / self.expert_compute
-        t_mem = (weight_bytes_read + batch * self.kv_bytes_per_sequence) / self.bandwidth
+            t_gemm += rows * self.expert_flops_per_row / self.expert_compute
+        t_weights = weight_bytes_read / self.bandwidth
+        t_kv = batch * self.kv_bytes_per_sequence / self.bandwidth
+        t_attention = n * self.attention_flops_per_token / self.attention_compute
+        apart = max(t_weights, t_gemm) + max(t_kv, t_attention)
+        together = max(t_weights + t_kv, t_gemm + t_attention)
+        work = apart - self.kv_overlap * (apart - together)
         t_comm = self.comm_latency_s + n * self.comm_s_per_token
-        return max(t_mem, t_compute) + t_comm + self.overhead_s
+        return work + t_comm + self.overhead_s
 
     def binding(self, batch: int) -> str:
         """Which term dominates the step at ``batch``: bandwidth, compute, interconnect
         or latency (the fixed per-step and per-layer floors)."""
-        t_mem, t_compute, t_comm = (float(x) for x in self.components(batch))
+        t_weights, t_gemm, t_kv, t_attention, t_comm = (float(x) for x in self.phases(batch))
+        t_mem = (t_weights if t_weights >= t_gemm else 0.0) + (t_kv if t_kv >= t_attention else 0.0)
+        t_compute = (t_gemm if t_gemm > t_weights else 0.0) + (
+            t_attention if t_attention > t_kv else 0.0
+        )
         floor = self.overhead_s + self.comm_latency_s
         if floor > max(t_mem, t_compute, t_comm - self.comm_latency_s):
             return "latency"
