@@ -81,16 +81,24 @@ below the batch-1 speed, and ``FLOOR_BOUND`` stands in for it.)"""
 
 
 def batch_one_speed(
-    model: ModelSpec, hw: HardwareSpec, label: str, precision: str, batch: int = 1
+    model: ModelSpec,
+    hw: HardwareSpec,
+    label: str,
+    precision: str,
+    batch: int = 1,
+    context: float = 8192 + 512,
 ) -> float:
-    """Tokens/s/user of layout ``label`` at ``batch`` (default 1), 8k in / 1k out."""
+    """Tokens/s/user of layout ``label`` at ``batch`` (default 1) at mean decode
+    ``context`` (default 8k in / 1k out)."""
     layout = next(x for x in candidate_layouts(model, hw) if x.label == label)
     eff = EfficiencyTable().lookup(hw.family, precision)
     kv = "fp8" if precision == "fp4" else precision
-    return 1.0 / decode_step(model, hw, layout, precision, kv, 8192 + 512, eff).seconds(batch)
+    return 1.0 / decode_step(model, hw, layout, precision, kv, context, eff).seconds(batch)
 
 
-def saturated_speed(model: ModelSpec, hw: HardwareSpec, label: str, precision: str) -> float:
+def saturated_speed(
+    model: ModelSpec, hw: HardwareSpec, label: str, precision: str, context: float = 8192 + 512
+) -> float:
     """Tokens/s/user of an MoE layout at the smallest batch that touches 95% of each
     layer's experts, ``ln 0.05 / ln(1 − k/E)`` sequences: from there on every step reads
     (nearly) all the replica's expert weights, ``t(B) ≈ t_sat + B t_seq``, and throughput
@@ -98,26 +106,28 @@ def saturated_speed(model: ModelSpec, hw: HardwareSpec, label: str, precision: s
     (``DENSE_WALL_MARGIN`` applies below it)."""
     k, experts = model.experts_per_token or 1, model.experts or 1
     batch = math.ceil(math.log(0.05) / math.log1p(-k / experts)) if k < experts else 1
-    return batch_one_speed(model, hw, label, precision, batch)
+    return batch_one_speed(model, hw, label, precision, batch, context)
 
 
 @pytest.mark.parametrize(("model", "precision"), NATIVE_PAIRS)
+@pytest.mark.parametrize(("prompt", "output"), [(8192, 1024), (1024, 1024), (1024, 8192)])
 def test_throughput_never_rises_and_never_jumps_with_interactivity(
-    model: str, precision: str
+    model: str, precision: str, prompt: int, output: int
 ) -> None:
-    """Every catalog hardware with native ``precision`` units, 8k in / 1k out, 10 … 200
-    tok/s/user: throughput per accelerator never rises; servable points are a prefix and
-    the rest say why; and servable points 10 tok/s/user apart differ by at most 2.5x
-    except where the later one is within ``DENSE_WALL_MARGIN`` of its layout's batch-1
-    speed (dense) or floor-bound (``FLOOR_BOUND``, MoE) or past an MoE layout's
-    expert-saturation wall (:func:`saturated_speed`; at a layout switch, either
-    layout's wall or floor counts): there the step hardly
-    grows with the batch, so 10 tok/s/user more can only be had with a several-fold
-    smaller batch (time-sharing between batches cannot help: by Little's law the mean
-    speed is decode rate over concurrency, planner.perf.frontier)."""
+    """Every catalog hardware with native ``precision`` units, at 8k in / 1k out, 1k / 1k
+    and 1k / 8k, 10 … 200 tok/s/user: throughput per accelerator never rises; servable
+    points are a prefix and the rest say why; and servable points 10 tok/s/user apart
+    differ by at most 2.5x except where the later one is within ``DENSE_WALL_MARGIN``
+    of its layout's batch-1 speed (dense) or floor-bound (``FLOOR_BOUND``, MoE) or past
+    an MoE layout's expert-saturation wall (:func:`saturated_speed`); at a layout
+    switch, the earlier layout's wall or floor counts too. There the step hardly grows
+    with the batch, so 10 tok/s/user more can only be had with a several-fold smaller
+    batch (time-sharing between batches cannot help: by Little's law the mean speed is
+    decode rate over concurrency, planner.perf.frontier)."""
     spec = MODELS[model]
     hardware = [hw for hw in HW.values() if hw.is_native(precision)]
-    frame = curve_frame(spec, hardware, precision, 8192, 1024, SPEEDS, PRIORS)
+    frame = curve_frame(spec, hardware, precision, prompt, output, SPEEDS, PRIORS)
+    context = prompt + output / 2
     for hw_id, rows in frame.groupby("hardware"):
         values = list(rows["output_tokens_per_s_per_accelerator"])
         servable, layouts = list(rows["servable"]), list(rows["layout"])
@@ -132,17 +142,22 @@ def test_throughput_never_rises_and_never_jumps_with_interactivity(
             if values[i] <= 2.5 * values[i + 1]:
                 continue
             hw = HW[str(hw_id)]
-            floor = batch_one_speed(spec, hw, layouts[i + 1], precision)
+            floor = batch_one_speed(spec, hw, layouts[i + 1], precision, 1, context)
             bound = FLOOR_BOUND * floor if spec.is_moe else floor - DENSE_WALL_MARGIN
             if spec.is_moe:
                 # past either layout's expert-saturation wall, or a switch away from a
                 # layout that is itself floor-bound at the later speed
                 walls = {layouts[i], layouts[i + 1]}
-                sat = min(saturated_speed(spec, hw, x, precision) for x in walls)
+                sat = min(saturated_speed(spec, hw, x, precision, context) for x in walls)
                 bound = min(bound, sat - DENSE_WALL_MARGIN)
                 if layouts[i] != layouts[i + 1]:
-                    before = batch_one_speed(spec, hw, layouts[i], precision)
+                    before = batch_one_speed(spec, hw, layouts[i], precision, 1, context)
                     bound = min(bound, FLOOR_BOUND * before)
+            elif layouts[i] != layouts[i + 1]:
+                # a switch forced at the earlier layout's wall (it cannot reach the
+                # later speed with more than a sliver of its batch)
+                before = batch_one_speed(spec, hw, layouts[i], precision, 1, context)
+                bound = min(bound, before - DENSE_WALL_MARGIN)
             assert SPEEDS[i + 1] >= bound, (hw_id, SPEEDS[i], values, layouts)
 
 
