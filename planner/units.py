@@ -42,6 +42,8 @@ TERA: Final = 1e12
 """FLOP/s in a TFLOP/s (catalog peaks are in TFLOPS)."""
 GB: Final = 1e9
 """Bytes in a gigabyte (decimal, as vendors quote memory and link bandwidth)."""
+GIB: Final = 2.0**30
+"""Bytes in a gibibyte (binary, as software limits such as vLLM's 70 GiB are set)."""
 TB: Final = 1e12
 """Bytes in a terabyte (decimal, as vendors quote memory bandwidth in TB/s)."""
 MTOK: Final = 1e6

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Build planner/perf/data/benchmarks/mlperf-training-v5.0.csv from an MLPerf Training v5.0 results checkout.
+"""Build planner/perf/data/benchmarks/mlperf-training-v5.0.csv from MLPerf Training v5.0.
 
 Usage:
     python scripts/mlperf_training_csv.py GIT_DIR [--out PATH]
 
 GIT_DIR is a git directory (bare or not) of mlcommons/training_results_v5.0; only HEAD
-is read, through the git command line. Standard library only.
+is read, through the git command line. Run it with the project's venv (it takes the
+required columns from planner.perf.training_bench).
 
 For every closed-division submission (submitter x system) of llama31_405b (pre-training)
 and llama2_70b_lora (LoRA fine-tuning), each `result_*.txt` MLLOG file gives
@@ -16,10 +17,12 @@ where samples_count is the training-sample counter in run_stop's metadata (a mul
 of global_batch_size; evaluation samples are not counted) and sequence_tokens is the
 log's `max_sequence_length` (llama31_405b) or 8192 (llama2_70b_lora: not logged; the
 packed GovReport sequences are 8192 tokens and no submitter overrides MAX_SEQLEN). The
-interval includes the periodic evaluations, but not initialisation or compilation
-warm-up (those precede run_start). The submission's figure is the median over its runs
-that ended with status "success", divided by the accelerator count of
-`<submitter>/systems/<system>.json` (number_of_nodes x accelerators_per_node).
+interval includes the periodic evaluations (taken out of tokens_per_s_per_accelerator
+where the log marks eval_start; time_to_train_tokens_per_s_per_accelerator keeps them),
+but not initialisation or compilation warm-up (those precede run_start). The
+submission's figure is the median over its runs that ended with status "success",
+divided by the accelerator count of `<submitter>/systems/<system>.json`
+(number_of_nodes x accelerators_per_node).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -34,6 +38,8 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from planner.perf.training_bench import TRAINING_REQUIRED_COLUMNS
 
 BENCHMARKS = {
     # benchmark dir: (catalog model id, kind)
@@ -65,14 +71,7 @@ SOURCE_REPO = "mlcommons/training_results_v5.0"
 # commit is dated 2025-05-30).
 DATE = "2025-06-04"
 HEADER = [
-    "hardware",
-    "model",
-    "precision",
-    "kind",
-    "accelerators",
-    "global_batch_sequences",
-    "sequence_tokens",
-    "tokens_per_s_per_accelerator",
+    *TRAINING_REQUIRED_COLUMNS,  # the columns planner's reader requires, in its order
     "time_to_train_tokens_per_s_per_accelerator",
     "eval_excluded",
     "submitter",
@@ -173,7 +172,11 @@ def parse_run(path: str, text: str) -> Run:
     if run.samples % run.gbs:
         raise ValueError(f"{path}: samples_count {run.samples} not a multiple of GBS {run.gbs}")
     top = max(
-        (int(e["metadata"]["samples_count"]) for e in events if "samples_count" in e["metadata"]),
+        (
+            int(e["metadata"]["samples_count"])
+            for e in events
+            if "samples_count" in (e.get("metadata") or {})
+        ),
         default=0,
     )
     if top > run.samples:
@@ -345,14 +348,17 @@ def build(git_dir: str) -> tuple[list[dict], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("git_dir", help="git directory of mlcommons/training_results_v5.0")
-    default_out = Path(__file__).resolve().parents[1] / "planner/perf/data/benchmarks/mlperf-training-v5.0.csv"
+    shipped = "planner/perf/data/benchmarks/mlperf-training-v5.0.csv"
+    default_out = Path(__file__).resolve().parents[1] / shipped
     ap.add_argument("--out", default=str(default_out))
     args = ap.parse_args(argv)
     rows, skipped = build(args.git_dir)
-    with open(args.out, "w", newline="") as fh:
+    temp = Path(f"{args.out}.tmp")  # written whole, then moved over the old file
+    with open(temp, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
+    os.replace(temp, args.out)
     counts: dict[tuple, list[int]] = defaultdict(list)
     for r in rows:
         counts[(r["hardware"], r["model"], r["precision"], r["kind"])].append(r["accelerators"])

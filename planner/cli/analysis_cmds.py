@@ -46,7 +46,7 @@ from planner.cli.outputs import (
     scenario_inputs,
 )
 from planner.errors import PlannerError
-from planner.scenario import load_scenario
+from planner.scenario import Scenario, load_scenario
 
 EXPORTS = Path("exports")
 STRICT = click.option(
@@ -251,16 +251,23 @@ def sweep(
     _finish(analysis, scenario_file, kw["fmt"], kw["out"], kw["table_path"])
 
 
-def _with_perf_error(parameters: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
-    """``parameters`` plus lognormal throughput multipliers at the model's measured error
-    (:func:`planner.perf.fidelity.perf_error_sigmas`), where not already given."""
+def _with_perf_error(
+    parameters: tuple[Parameter, ...], scenario: Scenario
+) -> tuple[Parameter, ...]:
+    """``parameters`` plus lognormal multipliers on the scenario's own
+    ``throughput_scale`` at the model's measured error under the scenario's calibration
+    (:func:`planner.perf.fidelity.perf_error_sigmas`), for the kinds of work it has and
+    paths not already given."""
+    from planner.perf.efficiency import calibration_table
     from planner.perf.fidelity import perf_error_sigmas
 
     given = {p.path for p in parameters}
+    has = {"training": bool(scenario.training), "inference": bool(scenario.inference)}
+    sigmas = perf_error_sigmas(calibration=calibration_table(scenario.calibration))
     added = [
-        Parameter(f"throughput_scale.{kind}", distribution=LogNormal(1.0, sigma))
-        for kind, sigma in perf_error_sigmas().items()
-        if sigma > 0 and f"throughput_scale.{kind}" not in given
+        Parameter(f"throughput_scale.{kind}", multiplier=True, distribution=LogNormal(1.0, sigma))
+        for kind, sigma in sigmas.items()
+        if has[kind] and sigma > 0 and f"throughput_scale.{kind}" not in given
     ]
     return (*parameters, *added)
 
@@ -339,7 +346,7 @@ def montecarlo(
     loaded = read_spec(spec) if spec else None
     parameters = merge(loaded, [parse_dist(d) for d in dists])
     if perf_error:
-        parameters = _with_perf_error(parameters)
+        parameters = _with_perf_error(parameters, scenario)
     samples = samples or (loaded.samples if loaded and loaded.samples else 100)
     seed = seed if seed is not None else (loaded.seed if loaded and loaded.seed is not None else 0)
     settings = _settings(kw, scenario)

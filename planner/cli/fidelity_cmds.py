@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from planner.cli.common import print_frame
+from planner.cli.common import echo_err, print_frame
 from planner.cli.options import INPUT, calibration_option, format_option
 from planner.perf.efficiency import calibration_table
 from planner.perf.fidelity import fidelity as fidelity_groups
@@ -33,12 +33,15 @@ def fidelity(bench_files: tuple[Path, ...], calibration: Path | None, fmt: str) 
 
     With no BENCH.csv, checks every data set shipped with planner (MLPerf Training v5.0
     Llama 3.1 405B and Llama 2 70B LoRA; MLPerf Inference v4.1; published DeepSeek-V3/R1
-    serving points). Per group (training: hardware family, precision and run kind;
-    inference: dense or MoE, family and served precision) it prints rows, the median
-    absolute error, the bias (median of predicted / measured − 1, positive: the model is
-    too fast) and the worst row. The `all`, `dense` and `moe` rows are the totals.
-    Training files have the columns of planner/perf/training_bench.py (a `kind` column),
-    inference files those of `planner perf-check`.
+    serving points; TensorRT-LLM's perf-overview maximum-throughput tables). The shipped
+    calibration is fitted on the MLPerf Inference and DeepSeek rows and the training
+    MFUs on the 405B rows: their medians are in-sample. Per group (training: hardware
+    family, precision and run kind; inference: dense or MoE, family and served
+    precision) it prints rows, the median absolute error, the bias (median of predicted
+    / measured − 1, positive: the model is too fast) and the worst row. The `all`,
+    `dense` and `moe` rows are the totals. Training files have the columns of
+    planner/perf/training_bench.py (a `kind` column), inference files those of
+    `planner perf-check`.
 
     \b
     Examples:
@@ -47,6 +50,7 @@ def fidelity(bench_files: tuple[Path, ...], calibration: Path | None, fmt: str) 
       planner fidelity my-cluster.csv --format csv
     """
     files = list(bench_files) or shipped_benchmark_files()
+    echo_err(f"calibration: {calibration or 'the shipped default'}")
     groups = fidelity_groups(files, calibration_table(calibration))
     frame = pd.DataFrame([g.__dict__ for g in groups], columns=list(HEADERS))
     if fmt == "table":

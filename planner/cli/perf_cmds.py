@@ -405,7 +405,8 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, loso: bool, fmt: str) ->
           tests/data/moe-serving-reference.csv --out calibration.yaml
     """
     require_suffix(out, YAML, "--out")
-    rows = [row for path in bench_files for row in read_benchmarks(path).rows]
+    benches = [read_benchmarks(path) for path in bench_files]
+    rows = [row for bench in benches for row in bench.rows]
     check_outputs(list(bench_files), out)
     names = ", ".join(path.name for path in bench_files)
     result = fit(rows, note=f"fitted on {names} ({len(rows)} rows)")
@@ -414,7 +415,7 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, loso: bool, fmt: str) ->
     for row, reason in result.skipped:
         echo_err(f"skipped {row.label}: {reason}")
     groups = groups_frame(result)
-    held, held_overall = leave_one_source_out(rows) if loso else ([], None)
+    held, held_overall = leave_one_source_out(benches) if loso else ([], None)
     held_frame = pd.DataFrame(
         [
             {
@@ -422,6 +423,7 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, loso: bool, fmt: str) ->
                 "rows": h.rows,
                 "median_abs_pct_held_out": h.summary.median_abs_pct,
                 "worst_abs_pct_held_out": h.summary.worst_abs_pct,
+                "predicted_by": "fit without it" if h.refitted else "priors (no other source)",
             }
             for h in held
         ]
@@ -452,7 +454,7 @@ def calibrate(bench_files: tuple[Path, ...], out: Path, loso: bool, fmt: str) ->
         factors = ", ".join(f"{k} x{v:.3g}" for k, v in result.shared_correction.items())
         say(f"shared correction (groups with one row): {factors}")
     say(f"abs % error before: {result.before.describe()}")
-    say(f"abs % error after:  {result.after.describe()}")
+    say(f"abs % error after (in-sample):  {result.after.describe()}")
     if held_overall is not None:
         print_frame(held_frame, fmt, title="Leave one source out (refit without it)")
         say(f"abs % error held out: {held_overall.describe()}")

@@ -33,10 +33,11 @@ import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from planner.perf.benchmarks import BenchRow
+from planner.perf.benchmarks import BenchFile, BenchRow
 from planner.perf.efficiency import (
     BUILTIN_PRIORS,
     Efficiency,
@@ -339,16 +340,16 @@ def source_key(text: str, previous: str) -> str:
     return previous if head.lower() in ("", "same") else head
 
 
-def row_sources(rows: Sequence[BenchRow]) -> list[str]:
-    """:func:`source_key` of every row, in order (``same`` resolved within each file)."""
-    keys, previous, file_line = [], "", 0
-    for row in rows:
-        if row.line <= file_line:  # a new file starts: nothing to repeat
-            previous = ""
-        file_line = row.line
-        previous = source_key(row.cells.get("source", ""), previous) or "unnamed"
-        keys.append(previous)
-    return keys
+def row_sources(files: Sequence[BenchFile]) -> list[tuple[BenchRow, str]]:
+    """Every row of ``files`` with :func:`source_key` of its ``source`` cell (``same``
+    resolved within its own file)."""
+    out: list[tuple[BenchRow, str]] = []
+    for file in files:
+        previous = ""
+        for row in file.rows:
+            previous = source_key(row.cells.get("source", ""), previous) or "unnamed"
+            out.append((row, previous))
+    return out
 
 
 @dataclass(frozen=True)
@@ -358,28 +359,35 @@ class HeldOut:
     source: str
     rows: int
     summary: ErrorSummary
+    refitted: bool = True
+    """False when no other source is left to fit: the rows are predicted by ``base``."""
+
+
+def _summary(errors: list[tuple[float, str]]) -> ErrorSummary:
+    if not errors:
+        return ErrorSummary(0, 0.0, 0.0)
+    worst = max(errors)
+    return ErrorSummary(len(errors), statistics.median(e for e, _ in errors), worst[0], worst[1])
 
 
 def leave_one_source_out(
-    rows: Sequence[BenchRow], base: EfficiencyTable | None = None
+    files: Sequence[BenchFile], base: EfficiencyTable | None = None
 ) -> tuple[list[HeldOut], ErrorSummary]:
     """Refit without each source in turn and predict its rows: per source, and over all
     held-out predictions (the error to expect on a source the fit never saw)."""
-    keys = row_sources(rows)
+    keyed = row_sources(files)
+    names = {id(row): Path(file.path).name for file in files for row in file.rows}
     held: list[HeldOut] = []
-    errors: list[tuple[float, str]] = []
-    for source in dict.fromkeys(keys):
-        train = [r for r, k in zip(rows, keys, strict=True) if k != source]
-        test = [r for r, k in zip(rows, keys, strict=True) if k == source]
-        table = fit(train, base).table if train else (base or EfficiencyTable())
-        summary = error_summary(test, table)
-        held.append(HeldOut(source, len(test), summary))
+    everything: list[tuple[float, str]] = []
+    for source in dict.fromkeys(k for _, k in keyed):
+        train = [r for r, k in keyed if k != source]
+        test = [r for r, k in keyed if k == source]
+        table = fit(train, base).table if train else (base or BUILTIN_PRIORS)
+        errors = []
         for row in test:
             error = predict(row, table).abs_pct_error(row.measured_tokens_per_s_per_accelerator)
             if error is not None:
-                errors.append((error, row.label))
-    if not errors:
-        return held, ErrorSummary(0, 0.0, 0.0)
-    worst = max(errors)
-    overall = ErrorSummary(len(errors), statistics.median(e for e, _ in errors), worst[0], worst[1])
-    return held, overall
+                errors.append((error, f"{names[id(row)]}: {row.label}"))
+        held.append(HeldOut(source, len(test), _summary(errors), refitted=bool(train)))
+        everything += errors
+    return held, _summary(everything)

@@ -69,7 +69,7 @@ MLPerf Inference v4.1 fixture in ``tests/data`` they give a median absolute erro
   all bytes and all FLOPs). 0 times a layer's attention kernel after its GEMMs, each
   bound by its own bytes or FLOPs: on TensorRT-LLM's perf-overview rows, which nothing
   is fitted on, ``shared: {kv_overlap: 0}`` in a calibration file takes the dense
-  median error from 21% to 10% and the MoE median from 74% to 43% (planner fidelity);
+  median error from 21% to 11% and the MoE median from 74% to 42% (planner fidelity);
   not yet the default, because it moves every plan the tests pin by hand.
 
 Calibration file (YAML)

@@ -21,9 +21,10 @@ from importlib import resources
 from pathlib import Path
 
 from planner import safe_io
+from planner.errors import PlannerError
 from planner.perf.benchmarks import MAX_BENCHMARK_BYTES, read_benchmarks
 from planner.perf.calibration import predict
-from planner.perf.efficiency import EfficiencyTable, default_calibration
+from planner.perf.efficiency import EfficiencyTable
 from planner.perf.training_bench import (
     TRAINING_REQUIRED_COLUMNS,
     read_training_benchmarks,
@@ -32,9 +33,13 @@ from planner.perf.training_bench import (
 
 
 def shipped_benchmark_files() -> list[Path]:
-    """The benchmark CSVs shipped with the package, sorted by name."""
+    """The benchmark CSVs shipped with the package, sorted by name (raises when the
+    installation has none: an empty check would read as a perfect one)."""
     folder = resources.files("planner.perf") / "data" / "benchmarks"
-    return sorted(Path(str(folder)).glob("*.csv"))
+    files = sorted(Path(str(folder)).glob("*.csv"))
+    if not files:
+        raise PlannerError(f"no benchmark CSVs in {folder}: the installation is incomplete")
+    return files
 
 
 @dataclass(frozen=True)
@@ -70,16 +75,20 @@ def is_training_file(path: str | Path) -> bool:
     text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="benchmark CSV")
     header = next(csv.reader(io.StringIO(text)), [])
     columns = {c.strip() for c in header}
-    return set(TRAINING_REQUIRED_COLUMNS) <= columns and "kind" in columns
+    return set(TRAINING_REQUIRED_COLUMNS) <= columns
 
 
-def fidelity(
-    files: Sequence[str | Path], calibration: EfficiencyTable | None = None
-) -> list[GroupError]:
-    """Per-group errors over ``files`` (module doc), the totals first in each domain:
-    ``all`` for training, ``dense`` and ``moe`` for inference."""
-    training: dict[str, list[tuple[float, str]]] = {}
-    inference: dict[str, list[tuple[float, str]]] = {}
+Groups = dict[str, list[tuple[float, str]]]
+"""Group → (predicted / measured − 1, row label) of each row."""
+
+
+def _errors(
+    files: Sequence[str | Path], calibration: EfficiencyTable | None
+) -> tuple[Groups, Groups]:
+    """(training groups, inference groups) of signed errors over ``files``: totals
+    ``all`` / ``dense`` and ``moe``, and one group per family, precision and kind."""
+    training: Groups = {}
+    inference: Groups = {}
     for path in files:
         name = Path(path).name
         if is_training_file(path):
@@ -97,6 +106,15 @@ def fidelity(
             key = f"{kind} {bench.hardware.family} {bench.served_precision}"
             for group in (kind, key):
                 inference.setdefault(group, []).append((error, f"{name}: {bench.label}"))
+    return training, inference
+
+
+def fidelity(
+    files: Sequence[str | Path], calibration: EfficiencyTable | None = None
+) -> list[GroupError]:
+    """Per-group errors over ``files`` (module doc), the totals first in each domain:
+    ``all`` for training, ``dense`` and ``moe`` for inference."""
+    training, inference = _errors(files, calibration)
     out: list[GroupError] = []
     for domain, groups, totals in (
         ("training", training, ("all",)),
@@ -112,25 +130,23 @@ HALF_NORMAL_MEDIAN = 0.6744897501960817
 absolute log error 0.6745 · σ."""
 
 
-def perf_error_sigmas(files: Sequence[str | Path] | None = None) -> dict[str, float]:
-    """Log-sd of the model's error, training and inference, from ``files`` (default: the
-    shipped data): ``σ = median |ln(predicted / measured)| / 0.6745``, the lognormal
-    whose median absolute log error matches the measured one. Monte Carlo's
-    ``--perf-error`` samples ``throughput_scale`` from lognormal(1, σ)."""
-    logs: dict[str, list[float]] = {"training": [], "inference": []}
-    for path in files if files is not None else shipped_benchmark_files():
-        if is_training_file(path):
-            logs["training"] += [
-                abs(math.log1p(e)) for e, _ in signed_errors(read_training_benchmarks(path))
-            ]
-            continue
-        table = default_calibration()
-        for bench in read_benchmarks(path).rows:
-            predicted = predict(bench, table).tokens_per_s_per_accelerator
-            if predicted is not None:
-                ratio = predicted / bench.measured_tokens_per_s_per_accelerator
-                logs["inference"].append(abs(math.log(ratio)))
-    return {
-        kind: statistics.median(values) / HALF_NORMAL_MEDIAN if values else 0.0
-        for kind, values in logs.items()
-    }
+def perf_error_sigmas(
+    files: Sequence[str | Path] | None = None, calibration: EfficiencyTable | None = None
+) -> dict[str, float]:
+    """Log-sd of the model's error, training and inference, over ``files`` (default: the
+    shipped data) under ``calibration`` (default: the shipped one): ``σ = median
+    |ln(predicted / measured)| / 0.6745``, the lognormal whose median absolute log error
+    matches the measured one, dense and MoE rows pooled. The bias is not kept: Monte
+    Carlo's ``--perf-error`` samples ``throughput_scale`` from lognormal(1, σ), a spread
+    around the model's own figure, not a correction of it."""
+    training, inference = _errors(
+        files if files is not None else shipped_benchmark_files(), calibration
+    )
+    sigmas = {}
+    for kind, groups, total in (
+        ("training", training, ("all",)),
+        ("inference", inference, ("dense", "moe")),
+    ):
+        logs = [abs(math.log1p(e)) for g in total for e, _ in groups.get(g, [])]
+        sigmas[kind] = statistics.median(logs) / HALF_NORMAL_MEDIAN if logs else 0.0
+    return sigmas

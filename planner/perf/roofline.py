@@ -341,10 +341,15 @@ class DecodeStep:
         """Which term dominates the step at ``batch``: bandwidth, compute, interconnect
         or latency (the fixed per-step and per-layer floors)."""
         t_weights, t_gemm, t_kv, t_attention, t_comm = (float(x) for x in self.phases(batch))
-        t_mem = (t_weights if t_weights >= t_gemm else 0.0) + (t_kv if t_kv >= t_attention else 0.0)
-        t_compute = (t_gemm if t_gemm > t_weights else 0.0) + (
-            t_attention if t_attention > t_kv else 0.0
-        )
+        if self.kv_overlap >= 1.0:  # one max over all bytes and all FLOPs
+            t_mem, t_compute = t_weights + t_kv, t_gemm + t_attention
+        else:  # each phase bound by its own bytes or FLOPs
+            t_mem = (t_weights if t_weights >= t_gemm else 0.0) + (
+                t_kv if t_kv >= t_attention else 0.0
+            )
+            t_compute = (t_gemm if t_gemm > t_weights else 0.0) + (
+                t_attention if t_attention > t_kv else 0.0
+            )
         floor = self.overhead_s + self.comm_latency_s
         if floor > max(t_mem, t_compute, t_comm - self.comm_latency_s):
             return "latency"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.schema import InferenceWorkload
+from planner.units import GB, GIB
 
 MAX_RUNNING_SEQUENCES = 1024
 """Default cap on the sequences one engine scheduler runs at once on a part with 70 GiB
@@ -30,9 +31,7 @@ def running_sequence_cap(hw: HardwareSpec, case_cap: int | None = None) -> int:
     if case_cap is not None:
         return case_cap
     return (
-        MAX_RUNNING_SEQUENCES
-        if hw.memory_gb >= 70 * 1.073741824
-        else SMALL_MEMORY_RUNNING_SEQUENCES
+        MAX_RUNNING_SEQUENCES if hw.memory_gb * GB >= 70 * GIB else SMALL_MEMORY_RUNNING_SEQUENCES
     )
 
 

@@ -19,7 +19,12 @@ import numpy as np
 import pandas as pd
 
 from planner.catalog.schema import HardwareSpec, ModelSpec
-from planner.perf.training_scale import GEMM_TIME_SHARE, scaling_efficiency, training_layout
+from planner.perf.training_scale import (
+    GEMM_TIME_SHARE,
+    scaling_efficiency,
+    smallest_cluster,
+    step_time,
+)
 from planner.scenario.resolve import hardware_specs, model_specs
 from planner.scenario.schema import Scenario, TrainingRun
 from planner.units import (
@@ -107,7 +112,7 @@ def training_mfu(hw: HardwareSpec, precision: str) -> float:
     has a measured figure; else derived from the next-wider precision w by Amdahl's law
     over :data:`GEMM_TIME_SHARE` g: only the matrix multiplies run ``peak / peak_w``
     times faster, so ``mfu = mfu_w · peak_w / (peak · (g · peak_w / peak + 1 − g))``
-    (2× the peak gives 1 / (g/2 + 1 − g) = 1.54× the rate at g = 0.70).
+    (2× the peak gives 1 / (g/2 + 1 − g) = 1.77× the rate at g = 0.87).
     """
     if precision == "bf16":
         return hw.mfu_training
@@ -129,15 +134,25 @@ def global_batch_tokens(run: TrainingRun) -> float:
 
 
 def rate_at_size(
-    run: TrainingRun, hw: HardwareSpec, model: ModelSpec, stage_flops_per_s: float
+    run: TrainingRun,
+    hw: HardwareSpec,
+    model: ModelSpec,
+    stage_flops_per_s: float,
+    scale: float = 1.0,
 ) -> Callable[[int], float]:
     """Sustained FLOP/s per accelerator at a cluster of n accelerators: the stage rate
-    times :func:`planner.perf.training_scale.scaling_efficiency` (non-increasing in n)."""
+    times :func:`planner.perf.training_scale.scaling_efficiency` (non-increasing in n),
+    times ``scale`` (the scenario's ``throughput_scale.training``, applied to the result
+    as measured error would be, not fed into the step model)."""
     batch = global_batch_tokens(run)
 
     def rate(accelerators: int) -> float:
-        return stage_flops_per_s * scaling_efficiency(
-            model, hw, stage_flops_per_s, accelerators, batch, run.sequence_tokens, run.kind
+        return (
+            stage_flops_per_s
+            * scale
+            * scaling_efficiency(
+                model, hw, stage_flops_per_s, accelerators, batch, run.sequence_tokens, run.kind
+            )
         )
 
     return rate
@@ -254,6 +269,7 @@ def cluster_size_for_window(
     restart_s: float,
     accelerators_per_unit: int,
     max_accelerators: int = MAX_ACCELERATORS,
+    min_accelerators: int = 1,
 ) -> ClusterSize:
     """Smallest whole number of units whose goodput-adjusted compute finishes in ``window_s``.
 
@@ -264,7 +280,8 @@ def cluster_size_for_window(
     grows), so iterating from the failure-free size at the smallest cluster's rate
     (where f(n₀) ≥ n₀) gives a non-decreasing sequence that stops at the least fixed
     point, the smallest n with enough compute, or passes ``max_accelerators``: either
-    way it terminates.
+    way it terminates. No cluster below ``min_accelerators`` (the smallest that holds the
+    run's state: :func:`planner.perf.training_scale.smallest_cluster`) is considered.
     """
     rate = (
         sustained_flops_per_accel
@@ -294,7 +311,8 @@ def cluster_size_for_window(
     def good(units: int) -> float:
         return goodput(units * a, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
 
-    units = max(1, int(units_needed(rate(a))))
+    smallest = math.ceil(min_accelerators / a)
+    units = max(smallest, int(units_needed(rate(smallest * a))))
     while units <= max_units:  # units strictly increases each pass, so this ends
         per_accel = per_accelerator(units)
         needed = max(units, units_needed(per_accel))
@@ -303,7 +321,7 @@ def cluster_size_for_window(
         units = int(needed) if math.isfinite(needed) else max_units + 1
     # No cluster is big enough. Report the fastest size: compute a·n·rate(a·n)·goodput
     # peaks where failures and scaling cost more than extra accelerators add.
-    grid = sorted({int(u) for u in np.geomspace(1, max(max_units, 1), 400).round()})
+    grid = sorted({int(u) for u in np.geomspace(smallest, max(max_units, smallest), 400).round()})
     fastest = min(grid, key=lambda u: days(u, per_accelerator(u)))
     g = good(fastest)
     taken = days(fastest, per_accelerator(fastest))
@@ -379,8 +397,15 @@ def training_row(
         return _infeasible_row(base, f"{hw.id} has no native {run.precision} units{hint}")
     if mfu <= 0:
         return _infeasible_row(base, "MFU is 0; set the run's mfu or the hardware's mfu_training")
-    stage = peak * TERA * mfu * scale
-    rate = rate_at_size(run, hw, model, stage)
+    stage = peak * TERA * mfu
+    smallest = smallest_cluster(model, hw, run.kind, max_accelerators)
+    if smallest is None:
+        return _infeasible_row(
+            base,
+            f"{run.kind} state of {model.id} does not fit {hw.id} at any cluster size "
+            "(more pipeline stages than layers)",
+        )
+    rate = rate_at_size(run, hw, model, stage, scale)
     mtbf = run.mtbf_hours_per_accelerator or hw.mtbf_hours_per_accelerator
     size = cluster_size_for_window(
         flops,
@@ -391,21 +416,18 @@ def training_row(
         run.restart_s,
         hw.accelerators,
         max_accelerators,
+        smallest,
     )
     if not size.feasible:
         return _infeasible_row(base, size.reason)
-    sustained = rate(size.accelerators)
-    layout = training_layout(
-        model,
-        hw,
-        size.accelerators,
-        global_batch_tokens(run) / run.sequence_tokens,
-        run.kind,
+    layout, step = step_time(
+        model, hw, stage, size.accelerators, global_batch_tokens(run), run.sequence_tokens, run.kind
     )
+    sustained = stage * scale * step.efficiency  # rate(size.accelerators), with its layout
     flops_per_s_per_unit = hw.accelerators * sustained * size.goodput
     return {
         **base,
-        "scaling_efficiency": sustained / stage,
+        "scaling_efficiency": step.efficiency,
         "layout": layout.label,
         "sustained_tflops_per_accelerator": sustained / TERA,
         "feasible": True,

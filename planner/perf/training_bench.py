@@ -11,7 +11,8 @@ Required
     ``global_batch_sequences``  sequences in one optimiser step
     ``sequence_tokens``         tokens in one sequence
     ``tokens_per_s_per_accelerator``  measured training tokens/s per accelerator, with
-                       no failures in the measured interval (MLPerf time-to-train)
+                       no failures in the measured interval (MLPerf: samples over the
+                       timed run, evaluation time taken out where the log marks it)
 Optional
     ``source``, ``date``, ``notes`` and any other column: carried through.
 
@@ -32,9 +33,14 @@ from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import PRECISIONS, HardwareSpec, ModelSpec
 from planner.errors import Problem
 from planner.perf.benchmarks import RowReader, read_csv_rows
-from planner.perf.training import training_mfu
+from planner.perf.training import MAX_ACCELERATORS, training_mfu
 from planner.perf.training_scale import TRAINING_KINDS, flops_per_token, step_time
 from planner.units import TERA
+
+MAX_BATCH_SEQUENCES = 1e7
+"""Largest global batch a row may state, sequences (published runs use thousands)."""
+MAX_SEQUENCE_TOKENS = 1e7
+"""Longest training sequence a row may state, tokens."""
 
 TRAINING_REQUIRED_COLUMNS = (
     "hardware",
@@ -89,9 +95,9 @@ def _parse(cells: dict[str, str], line: int, problems: list[Problem]) -> Trainin
     model_id = reader.catalog_id("model", model_catalog(), "models")  # type: ignore[arg-type]
     precision = reader.choice("precision", PRECISIONS, None)
     kind = reader.choice("kind", TRAINING_KINDS, None)
-    accelerators = reader.number("accelerators")
-    batch = reader.number("global_batch_sequences")
-    sequence = reader.number("sequence_tokens")
+    accelerators = reader.number("accelerators", at_most=MAX_ACCELERATORS)
+    batch = reader.number("global_batch_sequences", at_most=MAX_BATCH_SEQUENCES)
+    sequence = reader.number("sequence_tokens", at_most=MAX_SEQUENCE_TOKENS)
     measured = reader.number("tokens_per_s_per_accelerator")
     if accelerators is not None and accelerators != int(accelerators):
         reader.problem("accelerators", "not a whole number", found=str(accelerators))

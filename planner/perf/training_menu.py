@@ -32,6 +32,7 @@ from planner.perf.training import (
     training_flops,
     training_mfu,
 )
+from planner.perf.training_scale import smallest_cluster
 from planner.scenario.schema import TrainingRun
 from planner.units import DAYS_PER_YEAR, SECONDS_PER_DAY, TERA
 
@@ -76,6 +77,7 @@ def cluster_menu(
     accelerators_per_unit: int,
     sizes: int,
     max_accelerators: int = MAX_ACCELERATORS,
+    min_accelerators: int = 1,
 ) -> list[MenuSize]:
     """The smallest ``sizes`` powers of two in units finishing ``flops`` within ``duration_s``.
 
@@ -91,6 +93,8 @@ def cluster_menu(
     a = accelerators_per_unit
     menu: list[MenuSize] = []
     units = 1
+    while units * a < min_accelerators:  # the state needs at least this many
+        units *= 2
     while units * a <= max_accelerators and len(menu) < sizes:
         g = goodput(units * a, mtbf_hours_per_accelerator, checkpoint_stall_s, restart_s)
         per_unit = a * rate(units * a) * g
@@ -112,17 +116,19 @@ def run_menu(
         return []
     mfu = run.mfu if run.mfu is not None else training_mfu(hw, run.precision)
     peak = hw.peak_tflops(run.precision)
-    if peak is None or mfu <= 0:
+    smallest = smallest_cluster(model, hw, run.kind)
+    if peak is None or mfu <= 0 or smallest is None:
         return []
     return cluster_menu(
         training_flops(model.active_params_b, run.tokens, flops=run.flops, kind=run.kind),
-        rate_at_size(run, hw, model, peak * TERA * mfu * scale),
+        rate_at_size(run, hw, model, peak * TERA * mfu, scale),
         run.duration_days * SECONDS_PER_DAY,
         run.mtbf_hours_per_accelerator or hw.mtbf_hours_per_accelerator,
         run.checkpoint_stall_s,
         run.restart_s,
         hw.accelerators,
         run.cluster_menu_sizes,
+        min_accelerators=smallest,
     )
 
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.perf.roofline import link_bytes_per_s
 from planner.units import BILLION, GB, TB
 
 TRAINING_KINDS = ("pretrain", "full", "lora")
@@ -94,7 +95,8 @@ rate on NVLink and InfiniBand)."""
 EXPERT_ALL_TO_ALL_EXPOSED = 0.7
 """Share ξ of expert all-to-all time not hidden behind compute. Fitted to one published
 run: DeepSeek-V3's pre-training, 14.8T tokens on 2,048 H800s in 2.664M H800-hours
-(technical report, arXiv 2412.19437, Table 1), gives 2.47M (−7%) at 0.7. DualPipe hid
+(technical report, arXiv 2412.19437, Table 1), gives 2.40M (−10%) at 0.7 with the Hopper
+fp8 stage MFU of 0.408 (tests/perf/test_training.py). DualPipe hid
 more of its traffic than this, but its node-limited routing also sent less than the
 uniform routing counted here."""
 
@@ -117,8 +119,10 @@ CONTEXT_PARALLEL_EFFICIENCY = 0.85
 """Rate kept per doubling of context parallelism, when a step has fewer sequences than
 data-parallel replicas and stacks split sequences instead (smaller GEMMs, exposed
 attention exchanges and per-step latency). Fitted on MLPerf Training v5.0 Llama 2 70B
-LoRA (global batch 8-64 sequences): GB200 4,923 → 3,849 tokens/s per GPU from 8 to 72
-GPUs, B200 4,793 → 3,359 from 8 to 64 (a split of 4: 0.85² = 0.72)."""
+LoRA (global batch 8-64 sequences) with evaluation time left in: GB200 4,923 → 3,849
+tokens/s per GPU from 8 to 72 GPUs (0.78), B200 4,793 → 3,359 from 8 to 64 (0.70); a
+split of 4 gives 0.85² = 0.72. With evaluation taken out, as the shipped rows are:
+5,515 → 4,463 (0.81) and 5,408 → 4,005 (0.74)."""
 
 HBM_EFFICIENCY = 0.7
 """Share of HBM bandwidth streaming kernels reach."""
@@ -202,7 +206,7 @@ def flops_per_token(model: ModelSpec, kind: str) -> float:
 
 
 def training_layout(
-    model: ModelSpec, hw: HardwareSpec, accelerators: int, global_batch_sequences: float, kind: str
+    model: ModelSpec, hw: HardwareSpec, accelerators: int, kind: str
 ) -> TrainingLayout:
     """The layout of the module doc for a cluster of ``accelerators``."""
     budget = TRAINING_MEMORY_SHARE * hw.memory_gb * GB / STATE_BYTES_PER_PARAM[kind]
@@ -230,6 +234,26 @@ def training_layout(
     return TrainingLayout(tp, pp, ep, n / (tp * pp), v)
 
 
+def smallest_cluster(
+    model: ModelSpec, hw: HardwareSpec, kind: str, limit: int = 2**21
+) -> int | None:
+    """Fewest accelerators (a power of two) whose layout holds the run's state within
+    ``TRAINING_MEMORY_SHARE`` of memory: below it :func:`training_layout` caps the
+    pipeline at the cluster and the state would not fit. None when no cluster up to
+    ``limit`` holds it (pipeline stages cannot exceed the layers)."""
+    budget = TRAINING_MEMORY_SHARE * hw.memory_gb * GB / STATE_BYTES_PER_PARAM[kind]
+    shared = model.shared_params_b * BILLION
+    experts = model.total_params_b * BILLION - shared if model.is_moe else 0.0
+    n = 1
+    while n <= limit:
+        layout = training_layout(model, hw, n, kind)
+        per_accelerator = shared / layout.tensor_parallel + experts / layout.expert_parallel
+        if per_accelerator / layout.pipeline_parallel <= budget * (1 + 1e-9):
+            return n
+        n *= 2
+    return None
+
+
 def _gradient_sync_s(
     model: ModelSpec, hw: HardwareSpec, layout: TrainingLayout, kind: str, accelerators: int
 ) -> float:
@@ -247,7 +271,7 @@ def _gradient_sync_s(
     dp, domain = layout.data_parallel, max(1, hw.scale_up_domain)
     shard_bytes = shard_params * 2.0
     inside = 2.0 * shard_bytes * (dp - 1.0) / dp
-    seconds = inside / ((hw.scale_up_gbps or 1.0) * GB * COLLECTIVE_EFFICIENCY)
+    seconds = inside / (link_bytes_per_s(hw) * COLLECTIVE_EFFICIENCY)
     if accelerators > domain and hw.scale_out_gbps:
         copies = max(1.0, min(domain, accelerators) / layout.model_parallel)
         nic = 2.0 * shard_bytes / copies
@@ -281,10 +305,13 @@ def _expert_costs(
     moved = tokens_local * layers_local * 2.0 * k * h * (DISPATCH_BYTES + COMBINE_BYTES)
     if ep <= 1:
         return imbalance_s + memory_s, 0.0
+    over_up = over_out = 0.0
     remote = max(0.0, (ep - domain) / (ep - 1)) if hw.scale_out_gbps else 0.0
-    scale_up = (hw.scale_up_gbps or 1.0) * GB * COLLECTIVE_EFFICIENCY
-    over_up = moved * (1.0 - remote) * (ep - 1) / ep / scale_up
-    over_out = moved * remote / ((hw.scale_out_gbps or 1.0) * GB * COLLECTIVE_EFFICIENCY)
+    over_up = (
+        moved * (1.0 - remote) * (ep - 1) / ep / (link_bytes_per_s(hw) * COLLECTIVE_EFFICIENCY)
+    )
+    if hw.scale_out_gbps:
+        over_out = moved * remote / (hw.scale_out_gbps * GB * COLLECTIVE_EFFICIENCY)
     return imbalance_s + memory_s, EXPERT_ALL_TO_ALL_EXPOSED * (over_up + over_out)
 
 
@@ -299,7 +326,7 @@ def step_time(
 ) -> tuple[TrainingLayout, StepTime]:
     """The layout and the step time of the module doc (FLOP/s, tokens; seconds out)."""
     sequences = max(1.0, global_batch_tokens / sequence_tokens)
-    layout = training_layout(model, hw, accelerators, sequences, kind)
+    layout = training_layout(model, hw, accelerators, kind)
     f = flops_per_token(model, kind)
     t_mb = sequence_tokens * f / (layout.model_parallel * sustained_flops_per_accelerator)
     split = max(1.0, layout.data_parallel / sequences)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
-from planner.catalog.schema import AvailableFrom, HardwareSpec, ModelSpec, Precision
+from planner.catalog.schema import AvailableFrom, HardwareSpec, ModelSpec, PositiveInt, Precision
 from planner.field_docs import DocumentedFields
 from planner.scenario.meta import meta
 from planner.scenario.periods import Period, horizon_periods
@@ -26,7 +26,6 @@ from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
-PositiveInt = Annotated[int, Field(gt=0)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
 Year = Annotated[int, Field(ge=1990, le=2100)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]

@@ -118,3 +118,10 @@ def test_at_least_95_percent_of_demand_can_be_served(seed: int, tmp_path: Path) 
     unmet = sum(data.period_length[t] * v * MTOK for (w, t), v in solution.lost_inf.items())
     assert unmet / demanded <= 0.05
     assert sum(solution.unmet_train.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_bench_models_are_long_context_catalog_models() -> None:
+    """The workloads' contexts reach 128k tokens: every listed model must hold them."""
+    from planner.catalog import model_catalog
+
+    assert all(model_catalog()[m].max_context_tokens >= 131072 for m in generate.BENCH_MODELS)

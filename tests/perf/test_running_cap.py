@@ -36,7 +36,7 @@ def test_max_throughput_batch_stops_at_the_cap_per_scheduler() -> None:
 def test_an_expert_parallel_replica_has_a_scheduler_per_attention_rank() -> None:
     """gpt-oss-120b fp4 on a GB200 NVL72 at maximum throughput, 1k in / 1k out: DEP64
     runs 64 attention ranks of 1,024 sequences each, 65,536, where memory alone would
-    hold about 346,000 (small sliding-window KV)."""
+    hold more than five times that (small sliding-window KV)."""
     hw, model = HW["gb200-nvl72"], MODELS["gpt-oss-120b"]
     eff = resolve_efficiency(default_calibration(), hw.family, "fp4")
     case = ServingCase("fp4", "fp8", 1024, 1024, context_tokens=4096)

@@ -130,7 +130,7 @@ def test_narrower_precision_never_trains_slower_on_native_units() -> None:
 
 def test_layout_never_uses_more_accelerators_than_the_cluster() -> None:
     for n in (1, 2, 8, 64):
-        layout = training_layout(MODELS["llama-3.1-405b"], HW["h100-hgx"], n, 2048, "pretrain")
+        layout = training_layout(MODELS["llama-3.1-405b"], HW["h100-hgx"], n, "pretrain")
         assert layout.model_parallel <= n
 
 
@@ -159,3 +159,24 @@ def test_prediction_explains_itself() -> None:
     row = read_training_benchmarks(MLPERF_TRAINING)[-1]
     prediction = predict_training(row)
     assert prediction.layout.startswith("TP") and 0 < prediction.scaling_efficiency <= 1
+
+
+def test_a_cluster_holds_the_run_s_state_before_it_counts() -> None:
+    """Llama 3.1 405B full fine-tuning at 8 bytes of state a parameter: 3.24 TB over
+    40 GB usable per H100 (half of 80 GB) is 81 GPUs' worth, so 128 (TP8 PP16); LoRA at
+    2.5 bytes (frozen bf16 weights) needs 1.01 TB, 32 GPUs. A run finishing on fewer
+    accelerators' compute is still sized to hold its state."""
+    from planner.perf.training_scale import smallest_cluster
+
+    llama = MODELS["llama-3.1-405b"]
+    assert smallest_cluster(llama, HW["h100-hgx"], "full") == 128
+    assert smallest_cluster(llama, HW["h100-hgx"], "lora") == 32
+    assert smallest_cluster(MODELS["llama-3.1-8b"], HW["h100-hgx"], "pretrain") == 2
+    from planner.perf.training import training_row
+    from planner.scenario.schema import TrainingRun
+
+    run = TrainingRun(
+        name="ft", model="llama-3.1-405b", tokens=1e9, kind="full", window=[2026, 2026]
+    )
+    row = training_row(run, HW["h100-hgx"], llama, availability=1.0)
+    assert row["feasible"] and row["cluster_accelerators"] == 128  # compute alone: 8
