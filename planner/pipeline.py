@@ -33,6 +33,7 @@ import pandas as pd
 from planner import deadline
 from planner.deadline import Deadline, TimeLimitError
 from planner.errors import InputError, SolverError
+from planner.follow_ups import MARGINALS, SHADOW_PRICES, FollowUps
 from planner.marginals import finite_differences
 from planner.optimize import (
     ModelData,
@@ -559,8 +560,11 @@ def plan(
     The time limit (``time_limit_s``, else the scenario's ``solver.time_limit_s``)
     bounds the whole call — perf model, model data, build, solve, duals, marginals —
     and the earlier deadline wins when the caller has opened one (``planner run``
-    opens it before loading the perf tables); TimeLimitError (exit 3) names the step
-    the time ran out in.
+    opens it before loading the perf tables). Before a plan exists, TimeLimitError
+    (exit 3) names the step the time ran out in; after, a plan found is a plan kept:
+    the follow-ups the limit cuts (shadow prices, marginals, relief estimates; see
+    :mod:`planner.follow_ups`) are skipped and named in the headline's
+    ``follow_ups_skipped``.
     """
     options = solver_options(
         scenario,
@@ -606,23 +610,26 @@ def _plan(
     if solution is None:
         deadline.check("the solve")  # the run's limit cut the solve short
         raise no_plan(options, scenario, result)
+    # Follow-ups of the plan found: each runs only while the run's time lasts, and one
+    # the limit cuts is skipped and named in the headline; the plan is always kept.
+    follow = FollowUps()
     # Shadow prices: duals of the LP relaxation of NPV cost + penalties (the cost stage
     # holds the service, so its own duals would not price a limit that holds demand back).
-    deadline.check("the shadow prices")
-    duals = lp_duals(data, options) if want_duals else None
+    duals = follow.run(SHADOW_PRICES, lambda: lp_duals(data, options)) if want_duals else None
     moved = None
     if marginals:
-        deadline.check("the marginal values (--marginal)")
-        moved = finite_differences(
-            scenario,
-            tables,
-            marginals,
-            options,
-            relax=relax,
-            resolve=objective_and_gap,
-            tabulate=throughput,
+        moved = follow.run(
+            MARGINALS,
+            lambda: finite_differences(
+                scenario,
+                tables,
+                marginals,
+                options,
+                relax=relax,
+                resolve=objective_and_gap,
+                tabulate=throughput,
+            ),
         )
-    deadline.check("the plan's tables")
     result_plan = build_plan(
         data,
         solution,
@@ -638,8 +645,11 @@ def _plan(
         marginals=moved,
         throughput=tables,
     )
-    relief = relief_tables(data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options))
-    return with_relief(data, result_plan, relief)
+    relief = relief_tables(
+        data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options), follow
+    )
+    kept = with_relief(data, result_plan, relief)
+    return replace(kept, headline={**kept.headline, "follow_ups_skipped": follow.skipped})
 
 
 def _window(

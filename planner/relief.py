@@ -37,6 +37,7 @@ import pandas as pd
 
 from planner import deadline
 from planner.deadline import TimeLimitError
+from planner.follow_ups import RELIEF, FollowUps
 from planner.optimize import ModelData, Solution
 from planner.results.fleet import fleet_table, purchases_table
 from planner.results.limits import limits_tables
@@ -226,10 +227,14 @@ def _use(
 
 
 def relief_tables(
-    d: ModelData, tables: Mapping[str, pd.DataFrame], solve: Solve
+    d: ModelData,
+    tables: Mapping[str, pd.DataFrame],
+    solve: Solve,
+    follow_ups: FollowUps | None = None,
 ) -> dict[str, pd.DataFrame]:
     """``relief_served`` and ``relief_use`` (see the module docstring); empty tables when
-    nothing is short, no limit binds, or the run has too little time left."""
+    nothing is short, no limit binds, or the run has too little time left (then
+    ``follow_ups`` records the estimates as skipped, with how many were made)."""
     empty = empty_relief_tables()
     short = shortfalls(tables)
     lifts = binding_lifts(tables)
@@ -249,6 +254,9 @@ def relief_tables(
     except TimeLimitError:  # the plan is made: keep the estimates done, drop the rest
         made = len({row["relief"] for row in served})
         log.warning("time ran out for the LP estimates of lifting limits: %d made", made)
+        left = deadline.remaining()
+        if follow_ups is not None and left is not None and left < MIN_SECONDS_LEFT:
+            follow_ups.skip(RELIEF + (f" ({made} made)" if made else ""))
     return {
         "relief_served": pd.DataFrame(served, columns=SERVED_COLUMNS),
         "relief_use": pd.DataFrame(use, columns=USE_COLUMNS),

@@ -37,6 +37,7 @@ STAGES: dict[str, int] = {
     "planner.pipeline": 6,
     "planner.marginals": 6,
     "planner.relief": 6,
+    "planner.follow_ups": 6,
     "planner.export": 7,
     "planner.analysis": 7,
     "planner.api": 7,

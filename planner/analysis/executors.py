@@ -49,6 +49,7 @@ from planner.analysis.tasks import (
     WORKER_LOST,
     Row,
     Task,
+    cut_short,
     error_row,
     fingerprint,
     run_task,
@@ -285,7 +286,7 @@ class _Keyed:
         for task in self.tasks:
             self.key(task)
             kept = self.previous.get(task.task_id)
-            if kept is None or kept.get("status") == RETRY:
+            if kept is None or kept.get("status") == RETRY or cut_short(kept, task):
                 yield task
 
 

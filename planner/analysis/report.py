@@ -90,6 +90,7 @@ def runs_frame(rows: Sequence[Row]) -> pd.DataFrame:
             "task_id": row["task_id"],
             "label": row["label"],
             "status": row["status"],
+            "follow_ups_skipped": "; ".join(row.get("follow_ups_skipped") or []),
             "shortfall": shortfall(row),
             "error": row.get("error"),
         }

@@ -149,6 +149,7 @@ def plan_row(plan: Plan) -> Row:
     first_year = int(periods["year"].iloc[0])
     return {
         "status": plan.status,
+        "follow_ups_skipped": list(h.get("follow_ups_skipped") or ()),
         "objective_usd": h.get("objective_usd"),
         "npv_cost_usd": h["npv_cost_usd"],
         "penalties_usd_pv": h["penalties_usd_pv"],

@@ -97,13 +97,42 @@ def task_key(task: Task, document_key: str | None = None) -> str:
     """What identifies a task's inputs: document, changes and settings.
 
     ``--resume`` only reuses a stored row whose key matches, so a results file can never
-    be resumed by a run with another scenario, spec or seed.
+    be resumed by a run with another scenario, spec or seed. The time limit is left
+    out: ``--resume --time-limit`` with a larger limit re-runs the rows it cut short
+    (:func:`cut_short`) and keeps the rest.
     """
     doc = document_key or fingerprint(text_keys(task.document))
-    parts: list[Any] = [doc, [asdict(c) for c in task.changes], asdict(task.settings)]
+    # The time limit does not identify a task: a run it cut short is re-run under a
+    # larger one (see cut_short); None keeps the keys of files written before this.
+    settings = {**asdict(task.settings), "time_limit_s": None}
+    parts: list[Any] = [doc, [asdict(c) for c in task.changes], settings]
     if task.fixed is not None:
         parts.append(asdict(task.fixed))
     return fingerprint(parts)
+
+
+def time_limit_of(task: Task) -> float | None:
+    """The time limit ``task`` runs under: its settings', else its scenario's (None:
+    none)."""
+    if task.settings.time_limit_s is not None:
+        return task.settings.time_limit_s
+    limit = (task.document.get("solver") or {}).get("time_limit_s")
+    return float(limit) if isinstance(limit, int | float) else None
+
+
+def cut_short(row: Row, task: Task) -> bool:
+    """Whether ``--resume`` re-runs ``row``, kept from an earlier run of ``task``: its
+    time limit stopped it (no plan yet, the solve stopped early, or follow-ups
+    skipped) and ``task`` now has more time (or no limit)."""
+    stopped = (
+        row.get("status") == "feasible"
+        or bool(row.get("follow_ups_skipped"))
+        or (row.get("status") == RETRY and "time limit" in str(row.get("error")))
+    )
+    if not stopped or "time_limit_s" not in row:
+        return False
+    before, now = row["time_limit_s"], time_limit_of(task)
+    return before is not None and (now is None or now > before)
 
 
 def text_keys(value: Any) -> Any:
@@ -248,6 +277,7 @@ def base_row(task: Task) -> Row:
         "values": task.values,
         "status": RETRY,
         "error": None,
+        "time_limit_s": time_limit_of(task),
     }
 
 

@@ -107,7 +107,8 @@ ONE_PLAN = SolveScope(
     relax="Continuous purchases (an LP): fast, approximate.",
     mip_gap="Relative MIP gap (overrides the file).",
     time_limit="Wall-clock limit of the whole run, seconds: perf model, build, solve (the "
-    f"best plan so far is kept) and, with {EXPORT_GRACE_S:g} s of grace, the workbook "
+    "best plan so far is kept; shadow prices and estimates it cuts are skipped and named) "
+    f"and, with {EXPORT_GRACE_S:g} s of grace, the workbook "
     "(overrides the file's solver.time_limit_s).",
 )
 """``planner run``: one plan of one scenario file."""

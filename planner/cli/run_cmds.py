@@ -26,9 +26,10 @@ from planner.cli.outputs import (
     scenario_inputs,
 )
 from planner.cli.resolution_out import OPTION, ResolutionReport, require_resolution
-from planner.deadline import Deadline
+from planner.deadline import Deadline, TimeLimitError
 from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
+from planner.follow_ups import skipped_line
 from planner.optimize import DEFAULT_MAX_NONZEROS
 from planner.optimize.solvers.lexicographic import COST_UNMINIMISED
 from planner.results import Plan
@@ -58,6 +59,9 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     if gap is not None:
         gap_text = f"  gap on cost {gap:.3%}"
     out.print(f"{label}: ${objective:,.0f}{gap_text}")
+    skipped = h.get("follow_ups_skipped") or ()
+    if skipped:
+        out.print(f"[yellow]{escape(skipped_line(skipped))}[/yellow]", soft_wrap=True)
     if h.get("termination") == COST_UNMINIMISED:
         out.print(f"[yellow]{escape(COST_UNMINIMISED)}[/yellow]")
     p = plan.parameters
@@ -182,8 +186,11 @@ def run(
     formulas, sources, charts).
     With sub-year periods (horizon.periods_per_year) the printed tables roll up to
     years unless --by-period. Unmet demand is reported on stderr and still exits 0;
-    exit 3 when the solver finds no plan or the run reaches --time-limit, 2 on bad
-    input or a model estimated above --max-nonzeros.
+    exit 3 when the solver finds no plan or the run reaches --time-limit before a plan
+    is found, 2 on bad input or a model estimated above --max-nonzeros. A plan found is
+    a plan kept: when the limit is spent after it, the shadow prices, --marginal values
+    and LP relief estimates not yet made are skipped and named (exit 0), and a
+    workbook that cannot be written within the export's grace is reported, not written.
 
     --format csv prints the headline figures (status, objective, costs, model size,
     timings) as item,value rows; --tables DIR writes every plan table, one file each
@@ -245,7 +252,15 @@ def run(
         if resolution is not None:
             resolution.print(fmt)
         _warn(result)
-        written = api.write_workbook(result, scenario, target, source=scenario_file)
+        try:  # within the export's grace after the limit; the plan printed above stays
+            written = api.write_workbook(result, scenario, target, source=scenario_file)
+        except TimeLimitError as exc:
+            stderr.print(
+                f"[bold yellow]workbook not written[/bold yellow]: {escape(str(exc))}; "
+                "the plan above is complete (nothing was written over the output)",
+                soft_wrap=True,
+            )
+            return
         stderr.print(f"wrote {written}", markup=False)
         if tables_dir is not None:
             for file in api.write_tables(result, tables_dir, table_format):
@@ -271,6 +286,9 @@ def _warn(plan: Plan) -> None:
             + ": this plan may be improvable",
             soft_wrap=True,
         )
+    skipped = h.get("follow_ups_skipped") or ()
+    if skipped:
+        stderr.print(f"[bold yellow]{escape(skipped_line(skipped))}[/bold yellow]", soft_wrap=True)
     if h["unmet_inference_tokens"] <= 0 and h["unmet_training_flops"] <= 0:
         return
     stderr.print(

@@ -136,6 +136,11 @@ def write_summary(
     w.item("solver", h.get("solver"))
     w.item("status", plan.status, "optimal, or the best plan found when stopped early")
     w.item("termination", h.get("termination"))
+    w.item(
+        "follow-ups skipped",
+        ", ".join(h.get("follow_ups_skipped") or ()) or "none",
+        "cut by the run's time limit after the plan was found; the plan is kept",
+    )
     w.item("MIP gap", h.get("mip_gap"), "relative, at the end of the solve", cells.PCT_PRECISE)
     w.item(
         "objective (solver)",
