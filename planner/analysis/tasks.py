@@ -183,6 +183,7 @@ def perf_key(scenario: Scenario) -> str:
         "availability": doc["finance"]["availability"],
         "horizon": doc["horizon"],
         "serving": doc["serving"],
+        "software": doc["software"],
     }
     for section, skip in _NOT_PERF.items():
         parts[section] = [{k: v for k, v in item.items() if k not in skip} for item in doc[section]]

@@ -46,10 +46,14 @@ from planner.analysis.figures import (
 from planner.analysis.report import Analysis, ChartSpec, runs_frame
 from planner.analysis.tasks import Row, SolveSettings, Task
 from planner.catalog import offer_catalog
+from planner.catalog.software import describe as describe_software
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 
 ALL = "all vendors"
+
+SOFTWARE_SETTING = "serving software (planner software)"
+"""The setting that names each vendor's serving software stack the comparison assumes."""
 
 
 def vendors_of(scenario: Scenario) -> dict[str, list[str]]:
@@ -191,6 +195,7 @@ def vendors_analysis(
             if greenfield
             else "kept (sunk); other vendors' hardware cannot be bought again",
             "vendors": ", ".join(f"{v}: {', '.join(h)}" for v, h in vendors_of(scenario).items()),
+            SOFTWARE_SETTING: describe_software(scenario.software, list(vendors_of(scenario))),
         },
         charts=[ChartSpec("columns", "NPV cost by vendor", "NPV cost by vendor choice", "USD")],
         notes=notes,

@@ -98,6 +98,11 @@ COMMANDS: dict[str, Entry] = {
         "alternatives",
         "Near-optimal fleets that differ as much as possible in hardware mix.",
     ),
+    "software": Entry(
+        "catalog_cmds",
+        "software",
+        "List the serving software stacks a scenario's `software:` key can pick.",
+    ),
     "tco": Entry(
         "tco_cmds",
         "tco",

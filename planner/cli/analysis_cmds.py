@@ -27,7 +27,7 @@ from planner.analysis.params import (
 )
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
-from planner.cli.common import emit_json, frame_records, print_frame, stderr
+from planner.cli.common import emit_json, frame_records, print_frame, stderr, stdout_console
 from planner.cli.options import (
     EACH_RUN,
     FILE,
@@ -35,7 +35,9 @@ from planner.cli.options import (
     analysis_output_options,
     execution_options,
     scenario_argument,
+    software_option,
     solver_options,
+    with_software,
 )
 from planner.cli.outputs import (
     TABLE,
@@ -171,6 +173,14 @@ def _finish(
             frame = analysis.frames[name]
             columns = analysis.display.get(name)
             print_frame(_escaped(frame[columns] if columns else frame), "table", title=name)
+        from planner.analysis.vendors import SOFTWARE_SETTING
+
+        if SOFTWARE_SETTING in analysis.settings:
+            stdout_console().print(
+                f"{SOFTWARE_SETTING}: {analysis.settings[SOFTWARE_SETTING]}",
+                markup=False,
+                soft_wrap=True,
+            )
     failed = [r for r in analysis.rows if r["status"] not in SOLVED]
     if failed:
         stderr.print(
@@ -384,10 +394,11 @@ def montecarlo(
     is_flag=True,
     help="Drop other vendors' existing fleet too [default: it stays, as it is already paid for].",
 )
+@software_option()
 @solver_options(EACH_RUN, threads=False)
 @execution_options
 @analysis_output_options
-def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
+def vendors(scenario_file: Path, greenfield: bool, software: tuple[str, ...], **kw: Any) -> None:
     """What each vendor alone costs, next to all vendors together.
 
     Re-optimises SCENARIO_FILE with only one vendor's hardware to buy or rent (the
@@ -397,10 +408,11 @@ def vendors(scenario_file: Path, greenfield: bool, **kw: Any) -> None:
     \b
     Example:
       planner vendors scenarios/vendor_shootout.yaml --out exports/vendors.xlsx
+      planner vendors scenarios/vendor_shootout.yaml --software AMD=rocm7-amd-claim
     """
     from planner.analysis.vendors import vendor_tasks, vendors_analysis
 
-    scenario = load_scenario(scenario_file)
+    scenario = with_software(load_scenario(scenario_file), software)
     _check_outputs("vendors", scenario_file, scenario, kw)
     settings = _settings(kw, scenario)
     tasks = vendor_tasks(scenario, greenfield=greenfield, settings=settings)

@@ -10,6 +10,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from planner.catalog import hardware_catalog, model_catalog
+from planner.catalog.software import software_stacks
 from planner.cli.common import print_frame
 from planner.cli.options import all_columns_option, format_option
 from planner.errors import InputError, Problem
@@ -191,6 +192,30 @@ def models_show(model_id: str, fmt: str) -> None:
     print_frame(frame, fmt, title=f"Model {frame['value'].iloc[0]}", json_key="fields")
 
 
+@click.command("software")
+@click.option("--vendor", help="Only this vendor's stacks (e.g. AMD, Google).")
+@all_columns_option
+@format_option
+def software(vendor: str | None, all_columns: bool, fmt: str) -> None:
+    """List the serving software stacks a scenario's `software:` key can pick.
+
+    Each stack's factors multiply the inference throughput of its vendor's hardware, per
+    model class (dense, moe), relative to the vendor's default stack (the one its
+    calibration measured; empty: no published figure, the default's). csv and json
+    carry the source of every figure.
+
+    \b
+    Example:
+      planner software --vendor AMD
+      planner software --format json
+    """
+    frame = _only(pd.DataFrame(software_stacks().rows()), "vendor", vendor, "software stacks")
+    if fmt == "table" and not all_columns:
+        frame = frame.drop(columns=["source"])
+    print_frame(frame, fmt, title="Serving software stacks (throughput factor vs the default)")
+
+
 def register(cli: click.Group) -> None:
     cli.add_command(hardware)
     cli.add_command(models)
+    cli.add_command(software)

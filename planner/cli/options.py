@@ -9,14 +9,17 @@ picks a :class:`SolveScope`; names, types and defaults never vary.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from planner.catalog.software import check_software
 from planner.deadline import EXPORT_GRACE_S
+from planner.errors import InputError, Problem
+from planner.scenario.schema import Scenario
 from planner.units import SOLVER_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -87,6 +90,47 @@ def calibration_option(*, scenario: bool) -> Decorator[Any]:
         f"[default: {default} calibration, fitted on MLPerf Inference v4.1 and published "
         "DeepSeek-V3/R1 serving points].",
     )
+
+
+def software_option() -> Decorator[Any]:
+    """``--software VENDOR=STACK`` (repeatable): the serving software stack a vendor's
+    throughput assumes, over the scenario's ``software:`` (see :func:`with_software`)."""
+    return click.option(
+        "--software",
+        "software",
+        multiple=True,
+        metavar="VENDOR=STACK",
+        help="Serving software stack of a vendor, e.g. AMD=rocm7-amd-claim (repeatable; "
+        "`planner software` lists them) [default: the scenario's `software:`, else each "
+        "vendor's default stack].",
+    )
+
+
+def with_software(scenario: Scenario, pairs: Sequence[str]) -> Scenario:
+    """``scenario`` with ``--software`` pairs over its ``software:``; InputError (exit 2)
+    on a malformed pair, an unknown vendor or stack."""
+    if not pairs:
+        return scenario
+    chosen = dict(scenario.software)
+    for pair in pairs:
+        vendor, sep, stack = pair.partition("=")
+        if not sep or not vendor.strip() or not stack.strip():
+            raise InputError(
+                None,
+                Problem(
+                    path="--software",
+                    message="expects VENDOR=STACK",
+                    found=repr(pair),
+                    expected="e.g. --software AMD=rocm7-amd-claim",
+                ),
+            )
+        chosen[vendor.strip()] = stack.strip()
+    problems = check_software(chosen)
+    if problems:
+        raise InputError(
+            None, [replace(p, path=p.path.replace("software.", "--software ", 1)) for p in problems]
+        )
+    return scenario.model_copy(update={"software": chosen})
 
 
 # --- solving -----------------------------------------------------------------------------

@@ -11,7 +11,14 @@ import pandas as pd
 
 from planner import economics
 from planner.cli.common import echo_err, emit_json, frame_records, print_frame
-from planner.cli.options import INPUT, calibration_option, format_option, out_option
+from planner.cli.options import (
+    INPUT,
+    calibration_option,
+    format_option,
+    out_option,
+    software_option,
+    with_software,
+)
 from planner.cli.outputs import CSV, YAML, check_outputs, require_suffix
 from planner.errors import InputError, Problem
 from planner.export.atomic import write_atomically
@@ -134,9 +141,15 @@ def training_view(scenario: Scenario) -> pd.DataFrame:
     help="Print one table only (handy with --format csv).",
 )
 @calibration_option(scenario=True)
+@software_option()
 @format_option
 def throughput(
-    scenario_file: Path, year: int | None, only: str | None, calibration: Path | None, fmt: str
+    scenario_file: Path,
+    year: int | None,
+    only: str | None,
+    calibration: Path | None,
+    software: tuple[str, ...],
+    fmt: str,
 ) -> None:
     """Throughput the performance model gives each hardware type, with unit costs.
 
@@ -150,8 +163,9 @@ def throughput(
     Examples:
       planner throughput scenarios/baseline.yaml
       planner throughput scenarios/baseline.yaml --year 2028 --only inference --format csv
+      planner throughput scenarios/vendor_shootout.yaml --software AMD=rocm7-amd-claim
     """
-    scenario = load_scenario(scenario_file)
+    scenario = with_software(load_scenario(scenario_file), software)
     years = scenario.horizon.year_list
     year = years[0] if year is None else year
     if year not in years:

@@ -52,6 +52,7 @@ import pandas as pd
 
 from planner import deadline
 from planner.catalog.schema import HardwareSpec, ModelSpec
+from planner.catalog.software import software_stacks
 from planner.errors import InputError, Problem
 from planner.perf.efficiency import (
     BUILTIN_PRIORS,
@@ -128,6 +129,7 @@ INFERENCE_COLUMNS = [
     "layout",
     "ttft_s",
     "prefill_ttft_s",
+    "software",
 ]
 
 
@@ -609,11 +611,14 @@ def inference_table(
     capacity`` (weights + one sequence do not fit), ``latency`` (SLO unreachable),
     ``prefill only``, ``context length`` or ``compute`` (no compute at the precision).
     The rates (:data:`SCALED_COLUMNS`) are multiplied by the scenario's
-    ``throughput_scale.inference`` (1: as modelled).
+    ``throughput_scale.inference`` (1: as modelled) and by the factor of the software
+    stack the row's vendor runs (:mod:`planner.catalog.software`; the scenario's
+    ``software`` choice, else the vendor's default, factor 1), which ``software`` names.
     """
     source = _efficiency_source(scenario, efficiency, calibration_path)
     hardware = hardware_specs(scenario)
     models = model_specs(scenario)
+    stacks = software_stacks()
     rows = []
     for workload in serving_workloads(scenario):
         deadline.check("the perf model (inference table)")
@@ -621,6 +626,7 @@ def inference_table(
         case = ServingCase.from_workload(workload)
         for hw in hardware.values():
             result = serve(model, hw, case, resolve_efficiency(source, hw.family, case.precision))
+            stack = stacks.stack(hw.vendor, scenario.software.get(hw.vendor))
             rows.append(
                 {
                     "workload": workload.name,
@@ -638,13 +644,18 @@ def inference_table(
                     "layout": result.layout,
                     "ttft_s": result.ttft_s,
                     "prefill_ttft_s": result.prefill_ttft_s,
+                    "software": "as modelled (no stacks listed)"
+                    if stack is None
+                    else stack.label(),
+                    "_factor": 1.0 if stack is None else stack.factor(model.is_moe),
                 }
             )
-    frame = pd.DataFrame(rows, columns=INFERENCE_COLUMNS)
-    numeric = [c for c in INFERENCE_COLUMNS[8:] if c not in ("binding", "layout")]
+    frame = pd.DataFrame(rows, columns=[*INFERENCE_COLUMNS, "_factor"])
+    numeric = [c for c in INFERENCE_COLUMNS[8:] if c not in ("binding", "layout", "software")]
     frame[numeric] = frame[numeric].astype(float)
     _check_finite(frame, numeric)
-    frame[SCALED_COLUMNS] *= scenario.throughput_scale.inference
+    scale = frame.pop("_factor").astype(float) * scenario.throughput_scale.inference
+    frame[SCALED_COLUMNS] = frame[SCALED_COLUMNS].mul(scale, axis=0)
     return frame.astype({"servable": bool, "replica_accelerators": int, "batch": int})
 
 

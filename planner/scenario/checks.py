@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import BYTES_PER_PARAM
+from planner.catalog.software import check_software
 from planner.errors import Problem
 from planner.scenario.foresight_checks import check_foresight
 from planner.scenario.procurement_checks import check_procurement
@@ -338,5 +339,5 @@ def check_scenario(
     problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
         problems += check_procurement(scenario) + check_timing(scenario)
-    problems += check_foresight(scenario)
+    problems += check_foresight(scenario) + check_software(scenario.software)
     return problems + check_models_fit(scenario, withheld)  # all in one pass

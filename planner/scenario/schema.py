@@ -683,6 +683,10 @@ class Scenario(_Section):
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
     throughput_scale: ThroughputScale = ThroughputScale()
     """Multipliers on modelled throughput (see ThroughputScale)."""
+    software: Annotated[dict[str, str], meta(perf=True)] = {}
+    """Serving software stack per vendor, e.g. ``{AMD: rocm7-amd-claim}``: its dated,
+    sourced throughput factor (``planner software`` lists them) multiplies the vendor's
+    inference throughput; vendors not named use their default stack."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""
 

@@ -35,7 +35,8 @@ MODELS: list[type[BaseModel]] = [
 def _year_indexed(model: type[BaseModel], name: str) -> bool:
     text = str(model.model_fields[name].annotation)
     # resale_curve is keyed by age in years, not by calendar year: no fill rule
-    return "dict[" in text and name not in ("vendor_share_max", "overrides", "resale_curve")
+    keyed_otherwise = ("vendor_share_max", "software", "overrides", "resale_curve")
+    return "dict[" in text and name not in keyed_otherwise
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
