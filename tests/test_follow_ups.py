@@ -4,6 +4,7 @@ is the same plan, ``planner run`` exits 0, and ``--resume`` re-runs what it cut 
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from collections.abc import Callable
@@ -141,6 +142,17 @@ def test_planner_run_exits_0_with_the_plan_and_names_what_it_skipped(
     summary = load_workbook(out, read_only=True)["Summary"]
     cells = {row[0]: row[1] for row in summary.iter_rows(values_only=True) if row}
     assert cells["follow-ups skipped"] == f"{SHADOW_PRICES}, {RELIEF}"
+
+
+def test_planner_run_csv_lists_the_skipped_follow_ups_in_one_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(planner.pipeline, "lp_duals", _spent_during(planner.pipeline.lp_duals))
+    out = tmp_path / "budget.xlsx"
+    result = CliRunner().invoke(cli, ["run", str(BUDGET), "--out", str(out), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = pd.read_csv(io.StringIO(result.stdout)).set_index("item")["value"]
+    assert rows["follow_ups_skipped"] == f"{SHADOW_PRICES}; {RELIEF}"
 
 
 def test_planner_run_without_a_cut_says_none_skipped(tmp_path: Path) -> None:

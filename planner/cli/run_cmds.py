@@ -243,8 +243,12 @@ def run(
         if fmt == "json":
             emit_json({**result.to_json(), **(resolution.json_part() if resolution else {})})
         elif fmt == "csv":
-            frame = pd.DataFrame(
-                [{"item": k, "value": v} for k, v in {"status": result.status, **h}.items()]
+            items = {"status": result.status, **h}
+            frame = pd.DataFrame(  # a list (the follow-ups skipped) as one "; "-joined cell
+                [
+                    {"item": k, "value": "; ".join(map(str, v)) if isinstance(v, list) else v}
+                    for k, v in items.items()
+                ]
             )
             print_frame(frame, "csv")
         else:
