@@ -21,6 +21,7 @@ import pandas as pd
 from planner.catalog.schema import HardwareSpec, ModelSpec
 from planner.perf.training_scale import (
     GEMM_TIME_SHARE,
+    flops_per_param_token,
     scaling_efficiency,
     smallest_cluster,
     step_time,
@@ -84,7 +85,7 @@ def training_flops(
     """
     if flops is not None:
         return float(flops)
-    total = (4.0 if kind == "lora" else 6.0) * active_params_b * BILLION * tokens
+    total = flops_per_param_token(kind) * active_params_b * BILLION * tokens
     if layers is not None and context_tokens is not None and hidden_size is not None:
         total += 6.0 * layers * context_tokens * hidden_size * tokens
     return total

@@ -24,7 +24,6 @@ benchmark interval has no failures.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,9 +153,3 @@ def signed_errors(rows: Sequence[TrainingBenchRow]) -> list[tuple[float, Trainin
         if predicted is not None:
             out.append((predicted / row.measured_tokens_per_s_per_accelerator - 1.0, row))
     return out
-
-
-def median_abs_pct(rows: Sequence[TrainingBenchRow]) -> float:
-    """Median absolute % error of :func:`predict_training` over ``rows``."""
-    errors = [abs(e) * 100.0 for e, _ in signed_errors(rows)]
-    return statistics.median(errors) if errors else 0.0

@@ -198,11 +198,16 @@ def _power_of_two_at_most(x: float) -> int:
     return 1 if x < 2 else 2 ** math.floor(math.log2(x + 1e-9))
 
 
-def flops_per_token(model: ModelSpec, kind: str) -> float:
-    """Training FLOPs a token: ``6 · P_active`` (forward 2, backward 4; Kaplan et al. 2020),
-    ``4 · P_active`` for LoRA (no weight gradients of frozen weights; adapters are
+def flops_per_param_token(kind: str) -> float:
+    """Training FLOPs per active parameter and token: 6 (forward 2, backward 4; Kaplan et
+    al. 2020), 4 for LoRA (no weight gradients of frozen weights; adapters are
     negligible)."""
-    return (4.0 if kind == "lora" else 6.0) * model.active_params_b * BILLION
+    return 4.0 if kind == "lora" else 6.0
+
+
+def flops_per_token(model: ModelSpec, kind: str) -> float:
+    """Training FLOPs a token: :func:`flops_per_param_token` · ``P_active``."""
+    return flops_per_param_token(kind) * model.active_params_b * BILLION
 
 
 def training_layout(
@@ -230,6 +235,9 @@ def training_layout(
             ep *= 2
     pp = _power_of_two_at_least((shared / tp + experts / ep) / budget)
     pp = max(1, min(pp, _power_of_two_at_most(n / tp), _power_of_two_at_most(model.layers)))
+    # The expert group is carved out of one pipeline stage's ranks (Megatron-Core's
+    # parallel folding: EP · ETP divides DP · TP), so it never spans more than n / pp.
+    ep = max(1, min(ep, _power_of_two_at_most(n / pp)))
     v = max(1, min(MAX_VIRTUAL_STAGES, model.layers // pp)) if pp > 1 else 1
     return TrainingLayout(tp, pp, ep, n / (tp * pp), v)
 
@@ -297,16 +305,15 @@ def _expert_costs(
     ffn = model.expert_params_b * BILLION / model.layers / (3.0 * h)
     per_token_layer = k * (h + 2.0 * ffn) * 2.0 * EXPERT_MEMORY_PASSES
     tokens_local = tokens / (layout.tensor_parallel * layout.pipeline_parallel)
-    layers_local = model.layers
     memory_s = (
-        tokens_local * layers_local * per_token_layer / (hw.memory_tbps * TB * HBM_EFFICIENCY)
+        tokens_local * model.layers * per_token_layer / (hw.memory_tbps * TB * HBM_EFFICIENCY)
     )
     ep, domain = layout.expert_parallel, max(1, hw.scale_up_domain)
-    moved = tokens_local * layers_local * 2.0 * k * h * (DISPATCH_BYTES + COMBINE_BYTES)
+    moved = tokens_local * model.layers * 2.0 * k * h * (DISPATCH_BYTES + COMBINE_BYTES)
     if ep <= 1:
         return imbalance_s + memory_s, 0.0
-    over_up = over_out = 0.0
     remote = max(0.0, (ep - domain) / (ep - 1)) if hw.scale_out_gbps else 0.0
+    over_out = 0.0
     over_up = (
         moved * (1.0 - remote) * (ep - 1) / ep / (link_bytes_per_s(hw) * COLLECTIVE_EFFICIENCY)
     )

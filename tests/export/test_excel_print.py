@@ -84,7 +84,7 @@ def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
     assert "$0.0K" in costs  # categories without cost
     residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
     # baseline: a credit of $1,670,751 thousand in the last period, $943M at present value
-    assert [r[-2:] for r in residual] == [["-$1.67B", "-$1.67B"], ["-$943.10M", "-$943.10M"]]
+    assert [r[-2:] for r in residual] == [["-$1.67B", "-$1.67B"], ["-$943.55M", "-$943.55M"]]
 
 
 def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:

@@ -136,9 +136,11 @@ def test_layout_never_uses_more_accelerators_than_the_cluster() -> None:
 
 def test_mlperf_training_v5_median_error() -> None:
     """MLPerf Training v5.0 closed (planner/perf/data/benchmarks/mlperf-training-v5.0.csv):
-    Llama 3.1 405B pre-training within 5% median per family (fitted there), Llama 2 70B
-    LoRA within 15% (not fitted: the LoRA FLOPs and frozen share are physics), all rows
-    within 10%."""
+    Llama 3.1 405B pre-training within 2.5% median per family — in-sample: the Hopper
+    and Blackwell fp8 stage MFUs were fitted on these rows (1.6% each) — Llama 2 70B LoRA
+    within 15% pooled (not fitted: the LoRA FLOPs and frozen share are physics; per
+    family Hopper is 17.7% and CDNA3 15.6%, both too fast, as the README's fidelity
+    table says), all rows within 10%."""
     rows = read_training_benchmarks(MLPERF_TRAINING)
     assert len(rows) >= 60
     errors = signed_errors(rows)
@@ -149,7 +151,7 @@ def test_mlperf_training_v5_median_error() -> None:
 
     for family in ("hopper", "blackwell"):
         pre = [(e, r) for e, r in errors if r.kind == "pretrain" and r.hardware.family == family]
-        assert median_abs(pre) < 0.05, family
+        assert median_abs(pre) < 0.025, family
     lora = [(e, r) for e, r in errors if r.kind == "lora"]
     assert median_abs(lora) < 0.15
     assert median_abs(errors) < 0.10
@@ -180,3 +182,29 @@ def test_a_cluster_holds_the_run_s_state_before_it_counts() -> None:
     )
     row = training_row(run, HW["h100-hgx"], llama, availability=1.0)
     assert row["feasible"] and row["cluster_accelerators"] == 128  # compute alone: 8
+
+
+def test_an_moe_cluster_holds_its_experts_on_ranks_it_has() -> None:
+    """DeepSeek-V3 (671B) at 8 bytes of state a parameter is 5.37 TB over 40 GB usable
+    per H100: 134 GPUs' worth, so 256 as a power of two; before, 16 GPUs passed because
+    the layout counted 16 expert ranks on each of 16 pipeline stages. On every MoE model
+    and part that trains, the expert group fits inside one stage's ranks from the
+    smallest cluster up, and the per-accelerator rate never rises with size there."""
+    from planner.perf.training_scale import smallest_cluster
+
+    assert smallest_cluster(MODELS["deepseek-v3"], HW["h100-hgx"], "full") == 256
+    for model in (m for m in MODELS.values() if m.is_moe):
+        for hw in (h for h in HW.values() if h.mfu_training > 0 and h.peak_tflops("bf16")):
+            first = smallest_cluster(model, hw, "pretrain")
+            if first is None:
+                continue
+            stage = (hw.peak_tflops("bf16") or 0) * 1e12 * hw.mfu_training
+            sizes = sorted({first, *(n for n in (2**k for k in range(17)) if n > first), 9216})
+            before = 1.0
+            for n in sizes:
+                layout = training_layout(model, hw, n, "pretrain")
+                ranks = layout.expert_parallel * layout.pipeline_parallel
+                assert ranks * layout.tensor_parallel <= n, (model.id, hw.id, n)
+                rate = scaling_efficiency(model, hw, stage, n, 2048 * 8192, 8192, "pretrain")
+                assert rate <= before * (1 + 1e-9), (model.id, hw.id, n)
+                before = rate
