@@ -22,24 +22,33 @@ from typing import TypeVar
 from planner import deadline
 from planner.deadline import TimeLimitError
 from planner.errors import SolverError
+from planner.results.relief_text import MARGINALS, RELIEF, SHADOW_PRICES
+
+__all__ = [
+    "MARGINALS",
+    "RELIEF",
+    "RUN_LIMIT_MARGIN_S",
+    "SHADOW_PRICES",
+    "FollowUps",
+    "skipped_line",
+    "time_is_up",
+]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-MARGIN_S = 0.5
-"""A follow-up whose solver ends without an answer this close to the run's limit (or
-after it) ran out of time, and is reported as skipped rather than as failed."""
-
-SHADOW_PRICES = "shadow prices"
-MARGINALS = "marginal values (--marginal)"
-RELIEF = "LP estimates of lifting binding limits"
+RUN_LIMIT_MARGIN_S = 0.5
+"""A solve that ends without an answer this close to the run's time limit (or after it)
+ran out of time: the plan's solve is then the run's time-limit error
+(:func:`planner.pipeline.no_plan`), a follow-up is skipped rather than failed."""
 
 
 def time_is_up() -> bool:
-    """Whether the run's time limit is spent (within :data:`MARGIN_S`); False without one."""
+    """Whether the run's time limit is spent (within :data:`RUN_LIMIT_MARGIN_S`); False
+    without a limit."""
     run = deadline.current()
-    return run is not None and run.remaining() < MARGIN_S
+    return run is not None and run.remaining() < RUN_LIMIT_MARGIN_S
 
 
 class FollowUps:

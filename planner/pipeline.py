@@ -33,7 +33,7 @@ import pandas as pd
 from planner import deadline
 from planner.deadline import Deadline, TimeLimitError
 from planner.errors import InputError, SolverError
-from planner.follow_ups import MARGINALS, SHADOW_PRICES, FollowUps
+from planner.follow_ups import MARGINALS, SHADOW_PRICES, FollowUps, time_is_up
 from planner.marginals import finite_differences
 from planner.optimize import (
     ModelData,
@@ -496,10 +496,6 @@ def headline(
     }
 
 
-RUN_LIMIT_MARGIN_S = 0.5
-"""A solve that ends without a plan this close to the run's time limit ran out of time."""
-
-
 def no_plan(options: SolverOptions, scenario: Scenario, result: SolveResult) -> SolverError:
     """The error when the solver ends without a plan, with what to try.
 
@@ -507,7 +503,7 @@ def no_plan(options: SolverOptions, scenario: Scenario, result: SolveResult) -> 
     left) ran out, it is the run's time-limit error, naming the solve as the stage.
     """
     run = deadline.current()
-    if run is not None and run.remaining() < RUN_LIMIT_MARGIN_S:
+    if run is not None and time_is_up():
         return TimeLimitError(run.message("the solve"))
     return SolverError(
         f"{options.name} found no plan for {scenario.name!r}: {result.status.value} "
@@ -648,8 +644,8 @@ def _plan(
     relief = relief_tables(
         data, result_plan.tables, lambda lifted: lp_min_cost(lifted, options), follow
     )
-    kept = with_relief(data, result_plan, relief)
-    return replace(kept, headline={**kept.headline, "follow_ups_skipped": follow.skipped})
+    skipped = {**result_plan.headline, "follow_ups_skipped": follow.skipped}
+    return with_relief(data, replace(result_plan, headline=skipped), relief)
 
 
 def _window(

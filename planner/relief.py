@@ -226,6 +226,10 @@ def _use(
     }
 
 
+class _BudgetSpent(Exception):
+    """The estimates' own budget (:data:`BUDGET_S`) is spent; the run's limit is not."""
+
+
 def relief_tables(
     d: ModelData,
     tables: Mapping[str, pd.DataFrame],
@@ -251,11 +255,10 @@ def relief_tables(
         if len(together) > 1:
             _estimate(d, solve, short, ALL_LIFTED, together, served, use, stop)
         _estimate(d, solve, short, NOTHING_LIFTED, [], served, use, stop)
-    except TimeLimitError:  # the plan is made: keep the estimates done, drop the rest
+    except (TimeLimitError, _BudgetSpent) as cut:  # keep the estimates done, drop the rest
         made = len({row["relief"] for row in served})
         log.warning("time ran out for the LP estimates of lifting limits: %d made", made)
-        left = deadline.remaining()
-        if follow_ups is not None and left is not None and left < MIN_SECONDS_LEFT:
+        if follow_ups is not None and isinstance(cut, TimeLimitError):  # the run's limit
             follow_ups.skip(RELIEF + (f" ({made} made)" if made else ""))
     return {
         "relief_served": pd.DataFrame(served, columns=SERVED_COLUMNS),
@@ -288,12 +291,13 @@ def _estimate(
     stop: float,
 ) -> None:
     """Re-solve with ``chosen`` lifted; append its rows to ``served`` and ``use``.
-    Raise TimeLimitError instead when the run's time or ``stop`` (monotonic) is near."""
+    Raise TimeLimitError instead when the run's time is near, _BudgetSpent when ``stop``
+    (monotonic) has passed."""
     left = deadline.remaining()
     if left is not None and left < MIN_SECONDS_LEFT:
         raise TimeLimitError(f"{left:.1f} s left for the LP estimates")
     if time.monotonic() > stop:
-        raise TimeLimitError(f"the LP estimates took their {BUDGET_S:g} s")
+        raise _BudgetSpent(f"the LP estimates took their {BUDGET_S:g} s")
     sol = solve(lifted_data(d, chosen))
     if sol is None:
         log.warning("LP with %s lifted found no plan: no estimate for it", name)

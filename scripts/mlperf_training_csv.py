@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -39,6 +38,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from planner.export.atomic import write_atomically
+from planner.export.cells import csv_text
 from planner.perf.training_bench import TRAINING_REQUIRED_COLUMNS
 
 BENCHMARKS = {
@@ -162,12 +163,16 @@ def parse_run(path: str, text: str) -> Run:
     run.division = str(first.get("submission_division", {}).get("value", ""))
     t0 = starts[0]["time_ms"]
     run.seconds = (stop["time_ms"] - t0) / 1000.0
+    if run.seconds <= 0:
+        raise ValueError(f"{path}: run_stop is not after run_start ({run.seconds} s)")
     # Evaluation wall time, where eval_start / eval_stop pairs are logged.
     ev_start = [e["time_ms"] for e in events if e["key"] == "eval_start"]
     ev_stop = [e["time_ms"] for e in events if e["key"] == "eval_stop"]
     run.n_evals = len(ev_stop)
     if ev_start and len(ev_start) == len(ev_stop):
         run.eval_seconds = sum(b - a for a, b in zip(ev_start, ev_stop, strict=True)) / 1000.0
+        if not 0 <= run.eval_seconds < run.seconds:
+            raise ValueError(f"{path}: evaluation {run.eval_seconds} s of a {run.seconds} s run")
     # Sanity: the counter must be whole steps and no event may report more samples.
     if run.samples % run.gbs:
         raise ValueError(f"{path}: samples_count {run.samples} not a multiple of GBS {run.gbs}")
@@ -271,6 +276,11 @@ def build(git_dir: str) -> tuple[list[dict], list[str]]:
         samples = sorted({r.samples for r in ok})
         steps = sorted({r.samples // gbs for r in ok})
         eval_share = [r.eval_seconds / r.seconds for r in ok if r.eval_seconds is not None]
+        if eval_share and len(eval_share) < len(ok):  # a median of a subset is not the row's
+            raise ValueError(
+                f"{submitter} {system} {bench}: {len(eval_share)} of {len(ok)} runs log "
+                "their evaluation time"
+            )
         excl = [
             r.samples * seq / (r.seconds - r.eval_seconds) for r in ok if r.eval_seconds is not None
         ]
@@ -286,9 +296,11 @@ def build(git_dir: str) -> tuple[list[dict], list[str]]:
             prec_note = (
                 f"bf16: all {len(fp8_vals)} FP8= settings False in {n_cfg} config*.sh under {where}"
             )
-        else:
-            precision = "fp8"
-            prec_note = f"precision undetermined (FP8 values {sorted(set(fp8_vals))}); fp8 assumed"
+        else:  # a guessed precision would feed the fit: refuse instead
+            raise ValueError(
+                f"{submitter} {system} {bench}: precision undetermined "
+                f"(FP8= values {sorted(set(fp8_vals))} under {where})"
+            )
 
         model, kind = BENCHMARKS[bench]
         span = f"{samples[0]}" if len(samples) == 1 else f"{samples[0]}-{samples[-1]}"
@@ -353,12 +365,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(default_out))
     args = ap.parse_args(argv)
     rows, skipped = build(args.git_dir)
-    temp = Path(f"{args.out}.tmp")  # written whole, then moved over the old file
-    with open(temp, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(temp, args.out)
+
+    def write(temp: Path) -> None:
+        with open(temp, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=HEADER, lineterminator="\n")
+            w.writeheader()
+            # cells copied from a third-party repository never start a formula
+            w.writerows({k: csv_text(v) for k, v in r.items()} for r in rows)
+
+    write_atomically(args.out, write)  # a temp file beside it, then renamed over it
     counts: dict[tuple, list[int]] = defaultdict(list)
     for r in rows:
         counts[(r["hardware"], r["model"], r["precision"], r["kind"])].append(r["accelerators"])

@@ -103,7 +103,7 @@ def task_key(task: Task, document_key: str | None = None) -> str:
     """
     doc = document_key or fingerprint(text_keys(task.document))
     # The time limit does not identify a task: a run it cut short is re-run under a
-    # larger one (see cut_short); None keeps the keys of files written before this.
+    # larger one (see cut_short).
     settings = {**asdict(task.settings), "time_limit_s": None}
     parts: list[Any] = [doc, [asdict(c) for c in task.changes], settings]
     if task.fixed is not None:
@@ -117,18 +117,22 @@ def time_limit_of(task: Task) -> float | None:
     if task.settings.time_limit_s is not None:
         return task.settings.time_limit_s
     limit = (task.document.get("solver") or {}).get("time_limit_s")
-    return float(limit) if isinstance(limit, int | float) else None
+    limit = float(limit) if isinstance(limit, int | float) else None
+    for change in task.changes:  # a sweep over the scenario's own limit
+        if change.path == "solver.time_limit_s":
+            if not change.multiplier:
+                limit = change.value
+            elif limit is not None:
+                limit *= change.value
+    return limit
 
 
 def cut_short(row: Row, task: Task) -> bool:
-    """Whether ``--resume`` re-runs ``row``, kept from an earlier run of ``task``: its
-    time limit stopped it (no plan yet, the solve stopped early, or follow-ups
-    skipped) and ``task`` now has more time (or no limit)."""
-    stopped = (
-        row.get("status") == "feasible"
-        or bool(row.get("follow_ups_skipped"))
-        or (row.get("status") == RETRY and "time limit" in str(row.get("error")))
-    )
+    """Whether ``--resume`` re-runs ``row``, kept from an earlier run of ``task``, that
+    has a plan: its time limit stopped it (the solve stopped early, or follow-ups
+    skipped) and ``task`` now has more time (or no limit). A row with no plan because
+    the limit ran out is an ``error`` row, which ``--resume`` re-runs anyway."""
+    stopped = row.get("status") == "feasible" or bool(row.get("follow_ups_skipped"))
     if not stopped or "time_limit_s" not in row:
         return False
     before, now = row["time_limit_s"], time_limit_of(task)

@@ -52,9 +52,6 @@ from planner.scenario.schema import Scenario
 
 ALL = "all vendors"
 
-SOFTWARE_SETTING = "serving software (planner software)"
-"""The setting that names each vendor's serving software stack the comparison assumes."""
-
 
 def vendors_of(scenario: Scenario) -> dict[str, list[str]]:
     """Vendor → hardware ids of the scenario, in listed order."""
@@ -177,6 +174,8 @@ def vendors_analysis(
         f"{v} ({s})" if s else v for v, s in zip(table["vendor"], table["shortfall"], strict=True)
     ]
     chart = pd.DataFrame({"vendor choice": labels, "NPV cost": table["npv_cost_usd"]}).dropna()
+    software = describe_software(scenario.software, list(vendors_of(scenario)))
+    notes.append(f"serving software assumed (planner software): {software}")
     if scenario.vendor_share_max:
         notes.append(
             "the scenario caps vendor shares; only the all-vendors run obeys the caps, so it "
@@ -195,7 +194,6 @@ def vendors_analysis(
             if greenfield
             else "kept (sunk); other vendors' hardware cannot be bought again",
             "vendors": ", ".join(f"{v}: {', '.join(h)}" for v, h in vendors_of(scenario).items()),
-            SOFTWARE_SETTING: describe_software(scenario.software, list(vendors_of(scenario))),
         },
         charts=[ChartSpec("columns", "NPV cost by vendor", "NPV cost by vendor choice", "USD")],
         notes=notes,

@@ -15,16 +15,18 @@ an input:
 * A scenario's ``software: {VENDOR: STACK_ID}`` picks a stack for a vendor's hardware;
   vendors it does not name use their default. The inference table's rates
   (:data:`planner.perf.inference.SCALED_COLUMNS`) are multiplied by the factor, and its
-  ``software`` column names the stack each row assumes (``as-calibrated``, …).
+  ``software`` column names the stack each row assumes (``default``,
+  ``rocm7-amd-claim (2025-06-12)``, …).
 * Training is not scaled: its efficiency is fitted per (family, precision) on MLPerf
   Training v5.0, which already dates the stack (June 2025) for NVIDIA and AMD alike.
 
 ``planner software`` lists the stacks; ``planner vendors`` states the stack of each
-vendor in its settings.
+vendor in a note.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from functools import cache
@@ -54,6 +56,9 @@ class Stack:
     source: str
     quote: str = ""
     derivation: str = ""
+    default: bool = False
+    """The vendor's default stack (factor 1: the calibration where its family has rows,
+    else the priors)."""
 
     def factor(self, moe: bool) -> float:
         """The multiplier on a model of this class (1 where no figure is published)."""
@@ -61,8 +66,9 @@ class Stack:
         return 1.0 if value is None else value
 
     def label(self) -> str:
-        """``id (as of YYYY-MM-DD)``: how a table names the stack it assumes."""
-        return f"{self.id} ({self.as_of.isoformat()})"
+        """How a table names the stack it assumes: ``default`` (the calibration's stacks,
+        dated per model class in its source, or the priors), else ``id (YYYY-MM-DD)``."""
+        return "default" if self.default else f"{self.id} ({self.as_of.isoformat()})"
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,7 @@ def parse_stacks(text: str, file: str) -> Stacks:
         if default not in stacks:
             bad(f"{where}.default", f"names no stack ({default!r})", f"one of {sorted(stacks)}")
             continue
+        stacks[default] = dataclasses.replace(stacks[default], default=True)
         defaults[str(vendor)] = str(default)
         by_vendor[str(vendor)] = stacks
     if problems:
@@ -177,11 +184,12 @@ def check_software(chosen: dict[str, str]) -> list[Problem]:
     stacks = software_stacks()
     problems = []
     for vendor, stack_id in chosen.items():
+        found = repr(stack_id) if len(stack_id) <= 80 else repr(stack_id[:77]) + "..."
         if vendor not in stacks.by_vendor:
             problems.append(
                 Problem(
                     path=f"software.{vendor}",
-                    message=f"no software stacks are listed for vendor {vendor!r}",
+                    message="no software stacks are listed for this vendor",
                     expected=f"one of {sorted(stacks.by_vendor)} (`planner software` lists them)",
                 )
             )
@@ -189,8 +197,8 @@ def check_software(chosen: dict[str, str]) -> list[Problem]:
             problems.append(
                 Problem(
                     path=f"software.{vendor}",
-                    message=f"{vendor} has no stack {stack_id!r}",
-                    found=repr(stack_id),
+                    message="names no stack of this vendor",
+                    found=found,
                     expected=f"one of {sorted(stacks.by_vendor[vendor])}",
                 )
             )
@@ -198,7 +206,8 @@ def check_software(chosen: dict[str, str]) -> list[Problem]:
 
 
 def describe(chosen: dict[str, str], vendors: list[str]) -> str:
-    """``NVIDIA: as-calibrated (2025-09-25); AMD: …`` for the vendors of a comparison."""
+    """``NVIDIA: default; AMD: rocm7-amd-claim (2025-06-12); …`` for the vendors of a
+    comparison."""
     stacks = software_stacks()
     parts = []
     for vendor in vendors:

@@ -27,7 +27,7 @@ from planner.analysis.params import (
 )
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
-from planner.cli.common import emit_json, frame_records, print_frame, stderr, stdout_console
+from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import (
     EACH_RUN,
     FILE,
@@ -173,14 +173,6 @@ def _finish(
             frame = analysis.frames[name]
             columns = analysis.display.get(name)
             print_frame(_escaped(frame[columns] if columns else frame), "table", title=name)
-        from planner.analysis.vendors import SOFTWARE_SETTING
-
-        if SOFTWARE_SETTING in analysis.settings:
-            stdout_console().print(
-                f"{SOFTWARE_SETTING}: {analysis.settings[SOFTWARE_SETTING]}",
-                markup=False,
-                soft_wrap=True,
-            )
     failed = [r for r in analysis.rows if r["status"] not in SOLVED]
     if failed:
         stderr.print(
@@ -305,8 +297,9 @@ def _with_perf_error(
     is_flag=True,
     help="Also sample throughput_scale.training and .inference from lognormal(1, σ), σ "
     "from the performance model's measured error on the shipped data (`planner "
-    "fidelity`), so the spread includes the model's own uncertainty. A --dist or spec "
-    "entry for either path takes precedence.",
+    "fidelity`), so the spread includes the model's own uncertainty; the inference σ "
+    "is pooled over dense and MoE rows, so a dense-only scenario gets the MoE rows' wider "
+    "spread too. A --dist or spec entry for either path takes precedence.",
 )
 @click.option(
     "--regret",

@@ -15,7 +15,7 @@ from planner.cli.common import echo_err, emit_json, frame_records, print_frame
 from planner.cli.options import calibration_option, format_option
 from planner.cli.outputs import check_outputs, require_suffix
 from planner.errors import InputError, Problem
-from planner.perf.efficiency import calibration_file, calibration_table
+from planner.perf.efficiency import calibration_file, calibration_label, calibration_table
 
 MAX_POINTS = 1000
 CURVE_TABLE_HEADERS = {
@@ -152,6 +152,7 @@ def curve(
     file = calibration_file(calibration)
     check_outputs([*([file] if file else [])], plot)
     table = calibration_table(calibration)
+    echo_err(f"calibration: {calibration_label(calibration)}")
     frame = curve_frame(
         model, specs, precision, input_tokens, output_tokens, points, table, draft, accept
     )

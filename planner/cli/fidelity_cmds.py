@@ -9,7 +9,7 @@ import pandas as pd
 
 from planner.cli.common import echo_err, print_frame
 from planner.cli.options import INPUT, calibration_option, format_option
-from planner.perf.efficiency import calibration_table
+from planner.perf.efficiency import calibration_label, calibration_table
 from planner.perf.fidelity import fidelity as fidelity_groups
 from planner.perf.fidelity import shipped_benchmark_files
 
@@ -50,7 +50,7 @@ def fidelity(bench_files: tuple[Path, ...], calibration: Path | None, fmt: str) 
       planner fidelity my-cluster.csv --format csv
     """
     files = list(bench_files) or shipped_benchmark_files()
-    echo_err(f"calibration: {calibration or 'the shipped default'}")
+    echo_err(f"calibration: {calibration_label(calibration)}")
     groups = fidelity_groups(files, calibration_table(calibration))
     frame = pd.DataFrame([g.__dict__ for g in groups], columns=list(HEADERS))
     if fmt == "table":

@@ -12,15 +12,16 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from planner.catalog.software import check_software
 from planner.deadline import EXPORT_GRACE_S
 from planner.errors import InputError, Problem
-from planner.scenario.schema import Scenario
 from planner.units import SOLVER_NAMES
+
+if TYPE_CHECKING:
+    from planner.scenario.schema import Scenario
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -111,6 +112,8 @@ def with_software(scenario: Scenario, pairs: Sequence[str]) -> Scenario:
     on a malformed pair, an unknown vendor or stack."""
     if not pairs:
         return scenario
+    from planner.catalog.software import check_software  # only when asked: YAML to read
+
     chosen = dict(scenario.software)
     for pair in pairs:
         vendor, sep, stack = pair.partition("=")

@@ -35,9 +35,9 @@ from planner.perf.calibration import (
     predict,
 )
 from planner.perf.efficiency import (
-    NO_CALIBRATION,
     EfficiencyTable,
     calibration_file,
+    calibration_label,
     calibration_table,
     save_calibration,
 )
@@ -108,15 +108,6 @@ def _scenario_calibration(scenario: Scenario, option: Path | None) -> Efficiency
     return calibration_table(option or scenario.calibration)  # resolved by load_scenario
 
 
-def _calibration_label(scenario: Scenario, option: Path | None) -> str | None:
-    """What the terminal says the calibration is, when it is not the shipped default."""
-    named = option or scenario.calibration
-    if named is None:
-        return None
-    file = calibration_file(named)
-    return str(file) if file else f"{NO_CALIBRATION} (built-in priors)"
-
-
 def priced_inference_table(
     scenario: Scenario, year: int, calibration: EfficiencyTable | None
 ) -> pd.DataFrame:
@@ -178,9 +169,7 @@ def throughput(
             ),
         )
     table = _scenario_calibration(scenario, calibration)
-    label = _calibration_label(scenario, calibration)
-    if label is not None:
-        echo_err(f"calibration: {label}")
+    echo_err(f"calibration: {calibration_label(calibration or scenario.calibration)}")
     inference = priced_inference_table(scenario, year, table) if only != "training" else None
     training = training_view(scenario) if only != "inference" else None
     if fmt == "json":
@@ -340,6 +329,7 @@ def perf_check(
             ),
         )
     benches = [read_benchmarks(path) for path in bench_files]
+    echo_err(f"calibration: {calibration_label(calibration)}")
     table = calibration_table(calibration)
     file = calibration_file(calibration)
     check_outputs([*bench_files, *([file] if file else [])], out)

@@ -59,9 +59,6 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     if gap is not None:
         gap_text = f"  gap on cost {gap:.3%}"
     out.print(f"{label}: ${objective:,.0f}{gap_text}")
-    skipped = h.get("follow_ups_skipped") or ()
-    if skipped:
-        out.print(f"[yellow]{escape(skipped_line(skipped))}[/yellow]", soft_wrap=True)
     if h.get("termination") == COST_UNMINIMISED:
         out.print(f"[yellow]{escape(COST_UNMINIMISED)}[/yellow]")
     p = plan.parameters
@@ -261,7 +258,8 @@ def run(
         except TimeLimitError as exc:
             stderr.print(
                 f"[bold yellow]workbook not written[/bold yellow]: {escape(str(exc))}; "
-                "the plan above is complete (nothing was written over the output)",
+                "the plan above is complete (nothing was written over the output; "
+                "--tables and --plots were not written either)",
                 soft_wrap=True,
             )
             return

@@ -308,6 +308,18 @@ def calibration_file(path: str | Path | None) -> Path | None:
     return None if path is None or str(path) == NO_CALIBRATION else Path(path)
 
 
+def calibration_label(path: str | Path | None) -> str:
+    """What a command says it used: the file named, ``none (built-in priors)``, or the
+    shipped default (where a family and precision have no fitted entry, its priors)."""
+    if path is None:
+        return (
+            f"the shipped default (planner/perf/{DEFAULT_CALIBRATION_FILE}, fitted on MLPerf "
+            "Inference v4.1 and DeepSeek-V3/R1 serving points; priors elsewhere)"
+        )
+    file = calibration_file(path)
+    return str(file) if file else f"{NO_CALIBRATION} (built-in priors)"
+
+
 def resolve_efficiency(
     efficiency: Efficiency | EfficiencyTable | None, family: str, precision: str
 ) -> Efficiency:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from planner import safe_io
 from planner.errors import PlannerError
-from planner.perf.benchmarks import MAX_BENCHMARK_BYTES, read_benchmarks
+from planner.perf.benchmarks import read_benchmarks
 from planner.perf.calibration import predict
 from planner.perf.efficiency import EfficiencyTable
 from planner.perf.training_bench import (
@@ -30,6 +30,9 @@ from planner.perf.training_bench import (
     read_training_benchmarks,
     signed_errors,
 )
+
+MAX_HEADER_BYTES = 64 * 1024
+"""Most of a benchmark CSV's first line read to tell a training file from an inference one."""
 
 
 def shipped_benchmark_files() -> list[Path]:
@@ -72,7 +75,9 @@ def _group(domain: str, name: str, errors: Sequence[tuple[float, str]]) -> Group
 
 def is_training_file(path: str | Path) -> bool:
     """True when the CSV's header has the training columns (else it is read as inference)."""
-    text = safe_io.read_text(path, limit=MAX_BENCHMARK_BYTES, what="benchmark CSV")
+    with safe_io.open_regular(path, what="benchmark CSV") as handle:  # the header only
+        first = handle.readline(MAX_HEADER_BYTES)
+    text = safe_io.decode_text(first, str(path), "benchmark CSV")
     header = next(csv.reader(io.StringIO(text)), [])
     columns = {c.strip() for c in header}
     return set(TRAINING_REQUIRED_COLUMNS) <= columns

@@ -619,7 +619,7 @@ def inference_table(
     hardware = hardware_specs(scenario)
     models = model_specs(scenario)
     stacks = software_stacks()
-    rows = []
+    rows, factors = [], []
     for workload in serving_workloads(scenario):
         deadline.check("the perf model (inference table)")
         model = models[workload.model]
@@ -627,6 +627,7 @@ def inference_table(
         for hw in hardware.values():
             result = serve(model, hw, case, resolve_efficiency(source, hw.family, case.precision))
             stack = stacks.stack(hw.vendor, scenario.software.get(hw.vendor))
+            factors.append(1.0 if stack is None else stack.factor(model.is_moe))
             rows.append(
                 {
                     "workload": workload.name,
@@ -647,14 +648,13 @@ def inference_table(
                     "software": "as modelled (no stacks listed)"
                     if stack is None
                     else stack.label(),
-                    "_factor": 1.0 if stack is None else stack.factor(model.is_moe),
                 }
             )
-    frame = pd.DataFrame(rows, columns=[*INFERENCE_COLUMNS, "_factor"])
+    frame = pd.DataFrame(rows, columns=INFERENCE_COLUMNS)
     numeric = [c for c in INFERENCE_COLUMNS[8:] if c not in ("binding", "layout", "software")]
     frame[numeric] = frame[numeric].astype(float)
     _check_finite(frame, numeric)
-    scale = frame.pop("_factor").astype(float) * scenario.throughput_scale.inference
+    scale = np.asarray(factors, dtype=float) * scenario.throughput_scale.inference
     frame[SCALED_COLUMNS] = frame[SCALED_COLUMNS].mul(scale, axis=0)
     return frame.astype({"servable": bool, "replica_accelerators": int, "batch": int})
 

@@ -18,6 +18,7 @@ from planner.optimize.data import ModelData, PeriodLabel
 from planner.results.plan import Plan
 from planner.results.relief_text import (
     NO_ESTIMATES,
+    SKIPPED,
     UNMET_SHARE,
     estimates_sentence,
     use_sentences,
@@ -285,6 +286,9 @@ def diagnose(
         binding.append(
             "All inference demand is served and every training run finishes inside its window."
         )
+    skipped = (headline or {}).get("follow_ups_skipped")
+    if isinstance(skipped, list) and skipped:
+        unmet.append(SKIPPED.format(names="; ".join(map(str, skipped))))
     if status == "optimal":
         return binding + unmet
     return [IMPROVABLE.format(why=_why_improvable(status, headline or {})), *binding, *unmet]

@@ -21,6 +21,10 @@ from planner.results.relief_text import (
     ESTIMATES,
     NO_ESTIMATES,
     NOTHING_LIFTED,
+    RELIEF,
+    SHADOW_PRICES,
+    SKIPPED,
+    SKIPPED_HEAD,
     UNMET_SHARE,
     use_sentences,
 )
@@ -90,6 +94,7 @@ def check_diagnosis(plan: Plan) -> list[str]:
         _check_short,
         _check_run,
         _check_use,
+        _check_skipped,
     ]
     for sentence in plan.diagnosis:
         for check in checks:
@@ -100,6 +105,23 @@ def check_diagnosis(plan: Plan) -> list[str]:
         else:
             out.append(f"diagnosis sentence of no known form, not checked: {sentence!r}")
     out += _check_relief_tables(t)
+    return out
+
+
+def _check_skipped(plan: Plan, sentence: str) -> list[str] | None:
+    """The time-limit sentence names the headline's skipped follow-ups, and the tables
+    hold nothing they would have made."""
+    if not sentence.startswith(SKIPPED_HEAD):
+        return None
+    skipped = plan.headline.get("follow_ups_skipped") or []
+    out = []
+    if sentence != SKIPPED.format(names="; ".join(skipped)):
+        out.append(f"the headline's skipped follow-ups are {skipped}")
+    shadow = plan.tables["shadow_prices"]
+    if SHADOW_PRICES in skipped and (shadow["limit"] != "marginal").any():
+        out.append("shadow prices were made")
+    if RELIEF in skipped and len(plan.tables.get("relief_served", [])):
+        out.append("LP estimates were made")
     return out
 
 

@@ -49,6 +49,14 @@ SERVED_UNITS = "shares of demand (unmet) and of the plan's shortfall (served); L
 USE_UNITS = "see the unit column (MW, USD, units, accelerators); LP estimates"
 
 ESTIMATES = "LP estimates (purchases continuous) of the share of it served: {parts}."
+SHADOW_PRICES = "shadow prices"
+MARGINALS = "marginal values (--marginal)"
+RELIEF = "LP estimates of lifting binding limits"
+"""Names of the follow-ups a run's time limit may cut after the plan is found (see
+:mod:`planner.follow_ups`), as the headline's ``follow_ups_skipped`` lists them."""
+SKIPPED_HEAD = "The run's time limit was spent after the plan was found: "
+SKIPPED = SKIPPED_HEAD + "{names} skipped; raise --time-limit to have them."
+
 NO_ESTIMATES = (
     "No LP estimate of lifting them was made; --marginal PATH gives exact marginal values."
 )

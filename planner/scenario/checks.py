@@ -147,11 +147,16 @@ def check_catalog_rows(scenario: Scenario) -> list[Problem]:
     return problems
 
 
-def check_references(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) -> list[Problem]:
-    """Runs, workloads, rentals and fleet rows name models, hardware and sites that exist."""
+def scenario_vendors(scenario: Scenario) -> set[str]:
+    """The vendors of the scenario's hardware (catalog rows and its own)."""
     catalog = hardware_catalog()
     vendors = {catalog[h.id].vendor for h in scenario.hardware if h.id in catalog}
-    vendors |= {h.vendor for h in scenario.hardware if h.vendor}
+    return vendors | {h.vendor for h in scenario.hardware if h.vendor}
+
+
+def check_references(scenario: Scenario, withheld: Withheld = NOTHING_WITHHELD) -> list[Problem]:
+    """Runs, workloads, rentals and fleet rows name models, hardware and sites that exist."""
+    vendors = scenario_vendors(scenario)
     listed: dict[str, list[str]] = {
         "site": [s.name for s in scenario.sites],
         "hardware": [h.id for h in scenario.hardware],
@@ -339,5 +344,7 @@ def check_scenario(
     problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
         problems += check_procurement(scenario) + check_timing(scenario)
+    # A vendor the scenario has no hardware of may be named (a vendors analysis drops
+    # the others' hardware); a misspelt one is refused, as no stacks list it.
     problems += check_foresight(scenario) + check_software(scenario.software)
     return problems + check_models_fit(scenario, withheld)  # all in one pass

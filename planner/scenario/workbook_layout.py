@@ -29,7 +29,16 @@ SERIES_KEYS = ("section", "item", "field")
 FIELD_HEADERS = ("field", "value", "description")
 MAPPING_HEADERS = ("vendor", "share_max")
 WINDOW_COLUMNS = ("window_first_year", "window_last_year")
-SCENARIO_FIELDS = ("name", "description", "serving", "calibration", "extends", "overrides")
+SCENARIO_FIELDS = (
+    "name",
+    "description",
+    "serving",
+    "calibration",
+    "software",
+    "throughput_scale",
+    "extends",
+    "overrides",
+)
 MAX_BYTES = 20_000_000
 FREE_TEXT = {"description", "notes"}  # kept exactly as typed; other text is stripped
 
@@ -119,11 +128,15 @@ def _describe(model: type[BaseModel], name: str) -> str:
     return (text or "").replace("``", "")
 
 
+def _plain(value: Any) -> Any:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
 def _column(model: type[BaseModel], name: str) -> Column:
     info = model.model_fields[name]
     kind, choices = _kind(info.annotation)
-    if name == "overrides" or model_in(info.annotation) is not None:
-        kind = "yaml"  # a nested section (build, lease, commitments): one YAML cell
+    if name in ("overrides", "software") or model_in(info.annotation) is not None:
+        kind = "yaml"  # a mapping or nested section (build, lease, commitments): one YAML cell
     required = info.is_required()
     what = field_meta(model, name)
     return Column(
@@ -134,7 +147,8 @@ def _column(model: type[BaseModel], name: str) -> Column:
         choices=choices,
         fraction=kind in ("number", "series") and (_is_fraction(info) or name in _FRACTIONS),
         required=required,
-        default=None if required else info.default,
+        # a section's default (throughput_scale) as the plain mapping its YAML cell holds
+        default=None if required else _plain(info.default),
         unit=what.unit,
         fill=what.fill,
         default_from=what.default_from,

@@ -158,6 +158,20 @@ def test_shipped_scenarios_round_trip(scenario_file: Path, tmp_path: Path) -> No
     assert load_scenario(book) == scenario
 
 
+def test_software_and_throughput_scale_round_trip(tmp_path: Path) -> None:
+    """Both change the throughput the plan is fed: a workbook that dropped them would
+    plan with the default stacks and scale without a word."""
+    text = (REPO / "scenarios" / "baseline.yaml").read_text(encoding="utf-8")
+    text += "software: {AMD: rocm7-amd-claim}\nthroughput_scale: {inference: 0.9}\n"
+    source = tmp_path / "software.yaml"
+    source.write_text(text, encoding="utf-8")
+    scenario = load_scenario(source)
+    again = load_scenario(write_template(tmp_path / "software.xlsx", scenario))
+    assert again.software == {"AMD": "rocm7-amd-claim"}
+    assert again.throughput_scale.inference == 0.9
+    assert again == scenario
+
+
 def test_three_shipped_scenarios_exist() -> None:
     assert {p.stem for p in SHIPPED} >= {"baseline", "power_constrained", "vendor_shootout"}
 

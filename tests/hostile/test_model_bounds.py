@@ -22,6 +22,7 @@ from harness import limit_memory
 from planner.deadline import EXPORT_GRACE_S, Deadline, TimeLimitError, check, remaining
 from planner.errors import InputError, SolverError
 from planner.export.excel import build_workbook, write_workbook
+from planner.follow_ups import RUN_LIMIT_MARGIN_S
 from planner.optimize import (
     DEFAULT_MAX_NONZEROS,
     build_data,
@@ -29,7 +30,7 @@ from planner.optimize import (
     check_size,
     estimate_size,
 )
-from planner.pipeline import RUN_LIMIT_MARGIN_S, plan, throughput
+from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 from planner.scenario.yamlio import read_yaml

@@ -397,6 +397,10 @@ def test_the_package_default_is_the_tests_data_calibration() -> None:
     """One calibration: the file the package ships and the one tests/data documents."""
     assert PACKAGE_CALIBRATION.read_bytes() == SHIPPED_CALIBRATION.read_bytes()
     assert default_calibration() == load_calibration(SHIPPED_CALIBRATION)
+    # and the data it was fitted on is the data `planner fidelity` checks
+    package_data = PACKAGE_CALIBRATION.parent / "benchmarks"
+    for fitted in (MLPERF, MOE_REFERENCE):
+        assert (package_data / fitted.name).read_bytes() == fitted.read_bytes(), fitted.name
 
 
 def test_refitting_the_shipped_benchmarks_reproduces_the_default() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.analysis.params import LogNormal, Parameter
+from planner.analysis.params import Change, LogNormal, Parameter, apply_changes
 from planner.cli.analysis_cmds import _with_perf_error
 from planner.perf.fidelity import perf_error_sigmas, shipped_benchmark_files
 from planner.perf.inference import inference_table
@@ -111,11 +111,14 @@ def test_perf_error_multiplies_the_scenario_s_scale_for_the_work_it_has() -> Non
     distribution for a path is kept."""
     sigmas = perf_error_sigmas()
     assert 0.05 < sigmas["training"] < 0.12 < sigmas["inference"]
-    scenario = Scenario.model_validate(SCENARIO)
+    scenario = Scenario.model_validate({**SCENARIO, "throughput_scale": {"training": 0.6}})
     added = {p.path: p for p in _with_perf_error((), scenario)}
     assert set(added) == {"throughput_scale.training", "throughput_scale.inference"}
     dist = added["throughput_scale.training"].distribution
     assert added["throughput_scale.training"].multiplier  # the scenario's 0.6 stays 0.6 × draw
+    drawn = Change("throughput_scale.training", 1.1, multiplier=True)
+    document = apply_changes(scenario.model_dump(mode="python"), (drawn,), [2026])
+    assert document["throughput_scale"]["training"] == pytest.approx(0.66)
     assert isinstance(dist, LogNormal) and dist.median == 1.0
     assert dist.sigma == pytest.approx(sigmas["training"])
     serving_only = Scenario.model_validate({**SCENARIO, "training": []})

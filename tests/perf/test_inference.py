@@ -427,7 +427,7 @@ def test_efficiency_argument_and_calibration_path(tmp_path: Any) -> None:
 SHIPPED_CALIBRATION = Path(__file__).resolve().parents[1] / "data" / "serving-calibration.yaml"
 RAW_CHAT_H100, RAW_CHAT_H100_BATCH = 7847.480285299657, 220
 """Chat on H100 under the built-in priors, computed before the shipped calibration became
-the default (8,234 tok/s per unit at batch 219 with it)."""
+the default (8,206 tok/s per unit with it, as tests/cli/test_perf_cmds.py pins)."""
 
 
 def _calibrated_scenario(tmp_path: Path, calibration: str = "") -> Scenario:
