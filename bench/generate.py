@@ -1,4 +1,4 @@
-"""Write a realistic benchmark scenario of size S, M, L or XL (issue 7, item 2).
+"""Write a realistic benchmark scenario of size S, M, L, XL or H (hyperscaler).
 
     python bench/generate.py M --seed 1 --out /tmp/m.yaml
 
@@ -42,6 +42,8 @@ SIZES: dict[str, Size] = {
     "M": Size(6, 4, 12, 10, 2, 3, 0.005, 120.0),
     "L": Size(10, 4, 24, 30, 4, 6, 0.01, 120.0),
     "XL": Size(10, 12, 30, 60, 8, 10, 0.02, 600.0),
+    # hyperscaler: 20 sites x 30 hardware x 60 workloads x quarterly x 10 years
+    "H": Size(10, 4, 30, 60, 20, 10, 0.02, 1200.0),
 }
 
 # Most relevant first (h100-hgx: the existing fleet); the rest of the catalog follows.
@@ -53,7 +55,11 @@ FIRST_HARDWARE = (
 # Demand is sized on the best of these (throughput per kW); every M+ list holds them.
 REFERENCE_HARDWARE = FIRST_HARDWARE[1:]
 RENTABLE = ("h200-hgx", "b200-hgx", "mi300x-oam8", "tpu-v6e-pod256", "h100-hgx")
-SITE_NAMES = ("texas", "ohio", "quebec", "norway", "arizona", "georgia", "iowa", "oregon")
+SITE_NAMES = (
+    *("texas", "ohio", "quebec", "norway", "arizona", "georgia", "iowa", "oregon"),
+    *("virginia", "nevada", "utah", "wyoming", "finland", "sweden", "ireland", "denmark"),
+    *("alberta", "nebraska", "indiana", "mississippi"),
+)
 
 # Inference profiles: (low, high) ranges of start tokens/day (drawn log-uniformly), then
 # input per output token, cache hit rate, SLO tok/s, peak/average, output tokens/request.
@@ -321,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("size", type=str.upper, choices=("S", *SIZES), help="scenario size")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--out", type=Path, help="file to write (default: standard output)")
-    parser.add_argument("--periods-per-year", type=int, help="override (M, L: 4; XL: 12; S: 1)")
+    parser.add_argument("--periods-per-year", type=int, help="override (M, L, H: 4; XL: 12; S: 1)")
     args = parser.parse_args(argv)
     write = args.out.write_text if args.out else sys.stdout.write
     write(generate(args.size, args.seed, args.periods_per_year))

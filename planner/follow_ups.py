@@ -16,6 +16,7 @@ cannot be written in that grace is reported by ``planner run`` with the plan kep
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -56,6 +57,8 @@ class FollowUps:
 
     def __init__(self) -> None:
         self.skipped: list[str] = []
+        self.seconds: dict[str, float] = {}
+        """Wall-clock seconds each follow-up took (run or cut short), by name."""
 
     def run(self, name: str, work: Callable[[], T | None]) -> T | None:
         """``work()``, or None with ``name`` recorded as skipped when the run's time is up
@@ -64,6 +67,7 @@ class FollowUps:
         if time_is_up():
             self.skip(name)
             return None
+        started = time.perf_counter()
         try:
             done = work()
         except TimeLimitError:
@@ -73,6 +77,8 @@ class FollowUps:
             if not time_is_up():
                 raise
             done = None
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         if done is None and time_is_up():
             self.skip(name)
         return done

@@ -22,6 +22,7 @@ from planner.economics import (
     tokens_per_day,
 )
 from planner.economics.load_shape import lost_charged
+from planner.optimize.paths import ALL_SERVED
 from planner.results.checker_horizon_end import (
     check_horizon_end,
     delivered_at,
@@ -34,7 +35,7 @@ from planner.results.checker_timing import capex_paid, check_timing
 from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
 from planner.results.costs import COST_CATEGORIES
 from planner.results.diagnosis_check import check_diagnosis
-from planner.results.plan import ALL_SERVED, Plan
+from planner.results.plan import Plan
 from planner.results.revenue_checks import check_revenue, objective_lost_revenue_pv
 from planner.units import MTOK, PFLOP, RENTED
 

@@ -25,11 +25,6 @@ import pandas as pd
 from planner.economics import ANNUITY_CAPITAL
 from planner.results.relief_text import SERVED_UNITS, USE_UNITS
 
-ALL_SERVED = "all demand served (no service stage needed)"
-"""The headline's ``service_status`` when a ``min_cost`` plan was made in one solve with
-every unmet slack at 0 (:func:`planner.pipeline.min_cost`): no service stage ran, and
-the checker holds the plan to leaving nothing unserved."""
-
 TABLE_UNITS: dict[str, str] = {
     "periods": "discount factor: present value of 1 USD booked at the period start (capex "
     "of a period whose purchases arrive through it is discounted at its middle)",

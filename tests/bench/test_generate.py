@@ -34,7 +34,7 @@ def m_text() -> str:
     return generate.generate("M", seed=0)
 
 
-@pytest.mark.parametrize("size", ["S", "M", "L", "XL"])
+@pytest.mark.parametrize("size", ["S", "M", "L", "XL", "H"])
 def test_every_size_loads_with_yearly_periods(size: str, tmp_path: Path) -> None:
     path = tmp_path / f"{size}.yaml"
     assert generate.main([size, "--seed", "3", "--periods-per-year", "1", "--out", str(path)]) == 0

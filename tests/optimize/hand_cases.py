@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from planner.optimize import ModelData, SolverOptions
+from planner.optimize.objective import CostWithServiceHeld, ServiceFirst
+from planner.pipeline import build_and_solve
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 
@@ -16,3 +20,13 @@ PER_UNIT = (  # one h100-hgx for 2026, NPV (see one_hardware_one_year.yaml)
 
 def load(name: str) -> Scenario:
     return load_scenario(HERE / f"{name}.yaml")
+
+
+def fresh_lps(data: ModelData, options: SolverOptions, service_lp: float) -> tuple[float, float]:
+    """The service LP of ``data`` and its cost LP with the service held at
+    ``service_lp``, each built and solved fresh (the relaxation): their optima."""
+    relaxed = replace(data, relax=True)
+    service, _, _ = build_and_solve(relaxed, options, extend=ServiceFirst())
+    cost, _, _ = build_and_solve(relaxed, options, extend=CostWithServiceHeld(service_lp))
+    assert service.objective is not None and cost.objective is not None
+    return service.objective, cost.objective

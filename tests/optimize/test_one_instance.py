@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyomo.environ as pyo
 import pytest
-from hand_cases import PEAK_8B, PER_UNIT, load
+from hand_cases import PEAK_8B, PER_UNIT, fresh_lps, load
 
 from planner.optimize import build_data, build_model, round_plan
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
@@ -68,16 +68,10 @@ def test_warm_lps_equal_the_stages_solved_fresh(name: str) -> None:
     ServiceFirst()(model, data)
     found = solve_lexicographic(model, npv_cost(model, data), options, round_plan)
     assert found is not None and found.service_lp is not None and found.cost_lp is not None
-    relaxed = replace(data, relax=True)
-    fresh_service, _, _ = build_and_solve(relaxed, options, extend=ServiceFirst())
-    assert fresh_service.objective is not None
-    assert found.service_lp == pytest.approx(fresh_service.objective, rel=1e-7, abs=1e-6)
-    fresh_cost, _, _ = build_and_solve(
-        relaxed, options, extend=CostWithServiceHeld(found.service_lp)
-    )
-    assert fresh_cost.objective is not None
+    fresh_service, fresh_cost = fresh_lps(data, options, found.service_lp)
+    assert found.service_lp == pytest.approx(fresh_service, rel=1e-7, abs=1e-6)
     if found.service_lp > 1e-6:  # the held row, as in the warm instance
-        assert found.cost_lp == pytest.approx(fresh_cost.objective, rel=1e-7)
+        assert found.cost_lp == pytest.approx(fresh_cost, rel=1e-7)
     served = pyo.value(unserved_share(model, data))
     service, cost = found.service, found.cost
     assert service.objective is not None and service.bound is not None
@@ -88,44 +82,57 @@ def test_warm_lps_equal_the_stages_solved_fresh(name: str) -> None:
     assert pyo.value(npv_cost(model, data)) == pytest.approx(cost.objective, rel=1e-7)
 
 
-def test_the_cost_lp_falls_back_to_interior_point_when_the_simplex_gives_no_answer() -> None:
+def test_the_cost_lp_is_solved_when_the_primal_simplex_gives_no_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """At L (bench/README) the primal simplex from a rounded plan's service LP ended
-    kUnknown; interior point then solved the same LP. The fallback runs only then."""
-    from planner.optimize.solvers import lexicographic
+    kUnknown where interior point solved the same LP in about 1 s. With every primal
+    simplex run giving no answer, the cost LP with the service held still ends optimal
+    at the value of the same LP built and solved fresh."""
+    from planner.optimize.solvers import highs as hs
+    from planner.optimize.solvers import instance, whole_plans
 
-    class Instance:
-        def __init__(self, answers: list[bool]) -> None:
-            self.answers, self.calls = answers, []
-            self.highs = type("H", (), {"getModelStatus": staticmethod(lambda: "kUnknown")})
+    scenario = load("budget_shortfall")
+    data = build_data(scenario, *throughput(scenario))
+    options = replace(solver_options(scenario, strategy="lp-first"), mip_gap=1e-9)
+    model = build_model(data)
+    ServiceFirst()(model, data)
+    one = instance.Instance(model, npv_cost(model, data), options)
+    hs.set_integrality(one.bridge, False)
+    assert one.lp(None, "ipm")
+    service = one.value()
+    one.hold(cap(service))
+    one.objective("cost")
+    run = instance.Instance.run
 
-        def run(self, deadline, solver="choose", strategy=0) -> bool:
-            self.calls.append((solver, strategy))
-            return self.answers.pop(0)
+    def no_primal_simplex(self, deadline, solver="choose", strategy=0) -> bool:
+        if strategy == instance.PRIMAL_SIMPLEX:
+            return False  # no answer, as kUnknown
+        return run(self, deadline, solver, strategy)
 
-    primal = ("simplex", lexicographic.PRIMAL_SIMPLEX)
-    first = Instance([True])
-    assert lexicographic._cost_lp(first, None) and first.calls == [primal]
-    second = Instance([False, True])
-    assert lexicographic._cost_lp(second, None)
-    assert second.calls == [primal, ("ipm", lexicographic.CHOOSE_SIMPLEX)]
-    third = Instance([False, False])
-    assert not lexicographic._cost_lp(third, None)
+    monkeypatch.setattr(instance.Instance, "run", no_primal_simplex)
+    assert whole_plans.cost_lp(one, None)
+    fresh, _, _ = build_and_solve(
+        replace(data, relax=True), options, extend=CostWithServiceHeld(service)
+    )
+    assert fresh.objective is not None
+    assert one.value() == pytest.approx(fresh.objective, rel=1e-7)
 
 
 def _cost_lp_times_out(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
     """The first cost LP (step 2's primal simplex) ends without an answer, as XL's did
     at its time limit; the deadlines it was given are recorded."""
-    from planner.optimize.solvers import lexicographic
+    from planner.optimize.solvers import instance
 
-    run, given = lexicographic._Instance.run, []
+    run, given = instance.Instance.run, []
 
     def first_cost_lp_fails(self, deadline, solver="choose", strategy=0) -> bool:
-        if strategy == lexicographic.PRIMAL_SIMPLEX and not given:
+        if strategy == instance.PRIMAL_SIMPLEX and not given:
             given.append(deadline)
             return False
         return run(self, deadline, solver, strategy)
 
-    monkeypatch.setattr(lexicographic._Instance, "run", first_cost_lp_fails)
+    monkeypatch.setattr(instance.Instance, "run", first_cost_lp_fails)
     return given
 
 
@@ -178,16 +185,16 @@ def test_the_time_guard_s_cost_is_the_plan_s_when_no_cost_lp_finishes(
 ) -> None:
     """Every cost LP cut off (the first, and the one over the continuous decisions of
     the rounded plan): the cost reported is the plan's own, as the tables price it."""
-    from planner.optimize.solvers import lexicographic
+    from planner.optimize.solvers import instance
 
-    run, runs = lexicographic._Instance.run, []
+    run, runs = instance.Instance.run, []
 
     def only_the_service_lps(self, deadline, solver="choose", strategy=0) -> bool:
         runs.append((solver, strategy))
-        cost_lp = strategy == lexicographic.PRIMAL_SIMPLEX or (solver == "ipm" and len(runs) > 1)
+        cost_lp = strategy == instance.PRIMAL_SIMPLEX or (solver == "ipm" and len(runs) > 1)
         return False if cost_lp else run(self, deadline, solver, strategy)
 
-    monkeypatch.setattr(lexicographic._Instance, "run", only_the_service_lps)
+    monkeypatch.setattr(instance.Instance, "run", only_the_service_lps)
     with caplog.at_level("WARNING", logger="planner.optimize"):
         result = plan(load("priority_shortfall"), strategy="lp-first", time_limit_s=60)
     assert "cost not minimised" in caplog.text

@@ -232,7 +232,11 @@ def pass_arrays(arrays: Arrays) -> Any:
 
 def highs_model(model: pyo.ConcreteModel) -> HighsModel:
     """``model`` as a HiGHS model, handed over in one ``passModel`` (not solved)."""
-    arrays = model_arrays(model)
+    return highs_model_of(model_arrays(model))
+
+
+def highs_model_of(arrays: Arrays) -> HighsModel:
+    """``arrays`` as a HiGHS model, handed over in one ``passModel`` (not solved)."""
     return HighsModel(
         pass_arrays(arrays),
         arrays.columns,

@@ -1,0 +1,47 @@
+"""The LPs behind a plan's follow-ups (:mod:`planner.follow_ups`): the shadow prices'
+relaxation and the relief re-solves, each built and solved on its own."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from planner.optimize.data import ModelData
+from planner.optimize.extract import Solution
+from planner.optimize.profit import PricedAtRevenue
+from planner.optimize.recipe import build_and_solve, lexicographic_status, min_cost
+from planner.optimize.solvers.types import SolverOptions, SolveStatus
+
+log = logging.getLogger("planner.pipeline")
+
+DUAL_ROWS = ("power", "budget", "supply", "demand")
+"""Constraint families whose LP duals are reported as shadow prices."""
+
+
+def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
+    """Duals of the LP relaxation (purchases and cluster choices continuous) of the
+    single objective NPV cost + penalties: the shadow prices. Where demand is left
+    unmet they are set by the penalty, and the Plan's table says so. Under
+    ``max_profit`` priced work's slacks carry its revenue instead of the penalty
+    (:class:`planner.optimize.profit.PricedAtRevenue`)."""
+    relaxed = replace(data, relax=True)
+    priced = PricedAtRevenue() if data.objective == "max_profit" else None
+    result, _, _ = build_and_solve(
+        relaxed, replace(options, mip_gap=None), DUAL_ROWS, extend=priced
+    )
+    if result.status != SolveStatus.OPTIMAL:
+        log.warning("LP relaxation ended %s: no shadow prices", result.status.value)
+        return None
+    return result.duals
+
+
+def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
+    """The lexicographic (serve most, then cheapest) plan of ``data`` as an LP: the
+    relief re-solves of :mod:`planner.relief`; None unless both stages are optimal.
+    Straight to the two stages: relief runs only when the plan leaves demand unmet, so
+    serving everything would mostly be proven infeasible, one LP lost per estimate."""
+    cost, solution, _, service = min_cost(
+        replace(data, relax=True), replace(options, mip_gap=None), serve_all_first=False
+    )
+    return solution if lexicographic_status(service, cost) == SolveStatus.OPTIMAL else None
