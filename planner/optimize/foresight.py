@@ -38,12 +38,14 @@ import pyomo.environ as pyo
 
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
+from planner.optimize.roles import families
 from planner.scenario.schema import Scenario
 
 log = logging.getLogger("planner.optimize")
 
-DECISIONS = ("buy", "kept", "commit", "dc_build", "dc_lease", "sell", "sell_existing")
-"""Variable families a rolling step fixes; the period is the last element of each index."""
+DECISIONS = families(foresight_fixes=True)
+"""Variable families a rolling step fixes (the commitments of
+:data:`planner.optimize.roles.ROLES`); the period is the last element of each index."""
 
 Decided = dict[str, dict[Any, float]]
 """Family → index → value fixed (zeros included for the decided years)."""

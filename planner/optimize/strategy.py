@@ -26,6 +26,8 @@ import math
 
 import pyomo.environ as pyo
 
+from planner.optimize.roles import Rounding, families
+
 ROUNDING_SLACK = 1e-6
 """An LP value within this of a whole number counts as that number."""
 AUTO_LP_FIRST_VARIABLES = 20_000
@@ -44,22 +46,25 @@ def resolve(strategy: str, solver: str, variables: int, relax: bool) -> str:
 
 
 def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
-    """Turn the LP solution loaded in ``model`` into whole decisions (in place).
+    """Turn the LP solution loaded in ``model`` into whole decisions (in place), each
+    family as its rounding rule in :data:`planner.optimize.roles.ROLES` says.
 
-    Purchases and kept existing units go up to the next whole unit (``up``; enough
-    capacity, unless a power, budget or supply cap then breaks) or down (always within
-    the caps; the shortfall is rented or left unmet); early sales always go down (a
-    whole number of units held is then still at least the units sold). Each training run goes on the
-    cluster (hardware and place) that did most of its work in the LP; the others get
-    none of it.
+    Purchases, kept existing units and datacenter blocks go up to the next whole unit
+    (``up``; enough capacity, unless a power, budget or supply cap then breaks) or down
+    (always within the caps; the shortfall is rented or left unmet); early sales always
+    go down (a whole number of units held is then still at least the units sold). Each
+    training run goes on the cluster (hardware and place) that did most of its work in
+    the LP; the others get none of it; a run with a duration takes the (size, start) its
+    chosen cluster's LP liked most.
     """
-    for var in [*model.sell.values(), *model.sell_existing.values()]:
-        if var.value is not None:  # down: a sale rounded down never sells more than held
-            var.set_value(
-                float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True
-            )
-    for group in (model.buy, model.kept, model.dc_build):
-        for var in group.values():
+    for name in families(rounding=Rounding.DOWN):
+        for var in getattr(model, name).values():
+            if var.value is not None:
+                var.set_value(
+                    float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True
+                )
+    for name in families(rounding=Rounding.UP_OR_DOWN):
+        for var in getattr(model, name).values():
             if var.value is not None:
                 whole = (
                     math.ceil(var.value - ROUNDING_SLACK)
@@ -67,6 +72,8 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
                     else math.floor(var.value + ROUNDING_SLACK)
                 )
                 var.set_value(float(max(whole, 0)), skip_validation=True)
+    assert families(rounding=Rounding.MOST_WORK) == ("y",)  # the rules below are theirs
+    assert families(rounding=Rounding.LARGEST_VALUE) == ("z_train",)
     work: dict[tuple, float] = {}
     for (r, h, s, _), var in model.x_train.items():
         work[(r, h, s)] = work.get((r, h, s), 0.0) + (var.value or 0.0)

@@ -44,6 +44,7 @@ from pyomo.core.base.var import VarData
 
 from planner.optimize.data import ModelData
 from planner.optimize.linear import variables
+from planner.optimize.roles import ROLES, Kind
 
 VarDict = dict[Any, VarData]
 
@@ -72,45 +73,53 @@ class Vars:
 
 
 def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
-    """Declare every decision variable on ``m``; return them as plain dicts."""
-    units = pyo.NonNegativeReals if d.relax else pyo.NonNegativeIntegers
-    choice = pyo.UnitInterval if d.relax else pyo.Binary
-    m.buy = pyo.Var(list(d.buy_index), domain=units)
+    """Declare every decision variable on ``m`` (each family's domain from its kind in
+    :data:`planner.optimize.roles.ROLES`); return them as plain dicts."""
+
+    def domain(name: str) -> Any:
+        kind = ROLES[name].kind
+        if kind == Kind.CONTINUOUS:
+            return pyo.NonNegativeReals
+        if kind == Kind.CHOICE:
+            return pyo.UnitInterval if d.relax else pyo.Binary
+        return pyo.NonNegativeReals if d.relax else pyo.NonNegativeIntegers
+
+    m.buy = pyo.Var(list(d.buy_index), domain=domain("buy"))
     m.kept = pyo.Var(
         list(d.existing_index),
-        domain=units,
+        domain=domain("kept"),
         bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
     )
-    m.installed = pyo.Var(list(d.fleet_index), domain=pyo.NonNegativeReals)
+    m.installed = pyo.Var(list(d.fleet_index), domain=domain("installed"))
     m.rent = pyo.Var(
         list(d.rent_index),
-        domain=pyo.NonNegativeReals,
+        domain=domain("rent"),
         bounds=lambda _, h, t: (0, d.rent_max_units.get((h, t))),
     )
-    m.y = pyo.Var(list(d.train_choice_index), domain=choice)
-    m.x_train = pyo.Var(list(d.train_index), domain=pyo.NonNegativeReals)
-    m.z_train = pyo.Var(list(d.train_menu_index), domain=choice)
-    m.x_inf = pyo.Var(list(d.inf_index), domain=pyo.NonNegativeReals)
+    m.y = pyo.Var(list(d.train_choice_index), domain=domain("y"))
+    m.x_train = pyo.Var(list(d.train_index), domain=domain("x_train"))
+    m.z_train = pyo.Var(list(d.train_menu_index), domain=domain("z_train"))
+    m.x_inf = pyo.Var(list(d.inf_index), domain=domain("x_inf"))
     m.unmet_inf = pyo.Var(
         list(d.demand_index),
-        domain=pyo.NonNegativeReals,
+        domain=domain("unmet_inf"),
         bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")]),
     )
     m.lost_inf = pyo.Var(
         list(d.demand_index),
-        domain=pyo.NonNegativeReals,
+        domain=domain("lost_inf"),
         bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")] / d.peak_to_average[w]),
     )
     m.unmet_train = pyo.Var(
-        list(d.runs), domain=pyo.NonNegativeReals, bounds=lambda _, r: (0, d.train_zflop[r])
+        list(d.runs), domain=domain("unmet_train"), bounds=lambda _, r: (0, d.train_zflop[r])
     )
-    m.commit = pyo.Var(list(d.commit_index), domain=pyo.NonNegativeReals)
-    m.dc_build = pyo.Var(list(d.dc_build_index), domain=units)
-    m.dc_lease = pyo.Var(list(d.dc_lease_index), domain=pyo.NonNegativeReals)
-    m.sell = pyo.Var(list(d.sell_index), domain=units)
+    m.commit = pyo.Var(list(d.commit_index), domain=domain("commit"))
+    m.dc_build = pyo.Var(list(d.dc_build_index), domain=domain("dc_build"))
+    m.dc_lease = pyo.Var(list(d.dc_lease_index), domain=domain("dc_lease"))
+    m.sell = pyo.Var(list(d.sell_index), domain=domain("sell"))
     m.sell_existing = pyo.Var(
         list(d.sell_existing_index),
-        domain=units,
+        domain=domain("sell_existing"),
         bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
     )
     return Vars(**{name: variables(getattr(m, name)) for name in Vars.__dataclass_fields__})

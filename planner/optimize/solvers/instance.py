@@ -17,6 +17,7 @@ import pyomo.environ as pyo
 from pyomo.repn import generate_standard_repn
 
 from planner.optimize.objective import SERVICE_ABSOLUTE, SERVICE_TOLERANCE
+from planner.optimize.roles import Part, families
 from planner.optimize.solvers import highs as hs
 from planner.optimize.solvers.columns import Pool, restrict
 from planner.optimize.solvers.handoff import highs_model_of, model_arrays
@@ -92,7 +93,7 @@ class Instance:
         self.row = self.highs.getNumRow() - 1
         slacks = [
             column[id(v)]
-            for family in ("unmet_inf", "lost_inf", "unmet_train")
+            for family in families(part=Part.SLACK)
             for v in getattr(model, family, {}).values()
             if id(v) in column
         ]
