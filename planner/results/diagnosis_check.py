@@ -234,27 +234,38 @@ def _check_run(plan: Plan, sentence: str) -> list[str] | None:
         out.append(f"the window is {row['window_start']}-{row['window_end']}")
     periods = t["periods"]
     window = periods[(periods["year"] >= int(m["a"])) & (periods["year"] <= int(m["b"]))]
-    return out + _check_rest(t, m["rest"], "training", m["r"], "", list(map(str, window["period"])))
+    # budget and supply count up to the window's end (purchases before it serve it),
+    # power and vendor shares in the window, as the diagnosis names them
+    order = list(map(str, periods["period"]))
+    in_window = list(map(str, window["period"]))
+    to_end = order[: order.index(in_window[-1]) + 1] if in_window else []
+    return out + _check_rest(t, m["rest"], "training", m["r"], "", to_end, in_window)
 
 
 def _check_rest(
-    t: dict[str, pd.DataFrame], rest: str, kind: str, subject: str, period: str, when: list[str]
+    t: dict[str, pd.DataFrame],
+    rest: str,
+    kind: str,
+    subject: str,
+    period: str,
+    when: list[str],
+    now: list[str] | None = None,
 ) -> list[str]:
-    """The cause part of a shortfall sentence: binding limits named in ``when`` (the
-    period, or the run's window; budget and supply up to the period), LP estimates."""
+    """The cause part of a shortfall sentence: binding limits, LP estimates. Budget and
+    supply count when they bind in ``when`` (every period up to the shortfall's), power
+    and vendor shares in ``now`` (the period; a run's window), default ``when``'s last."""
     if rest.startswith("Cause: "):
         return []  # no hardware can serve it: a fact of the model data, not of the tables
     if (priced := PRICED.match(rest)) is not None:
         return _check_priced(t, priced, subject, period if kind == "inference" else None)
+    now = when[-1:] if now is None else now
     if rest == NOTHING_BINDS_HERE:
-        here = when[-1:] if kind == "inference" else when
-        found = [x for x in ("power", "budget", "supply") if _binding(t, x, None, None) & set(here)]
+        found = [x for x in ("power", "budget", "supply") if _binding(t, x, None, None) & set(now)]
         return [f"{', '.join(found)} binds there"] if found else []
     m = HELD.match(rest)
     if not m:
         return [f"unknown cause {rest!r}"]
     out = []
-    now = when[-1:] if kind == "inference" else when
     for name in m["names"].split(", "):
         if name.startswith("power at "):
             ok = _binding(t, "power", "site", name.removeprefix("power at ")) & set(now)
