@@ -32,6 +32,7 @@ def summary(scenario: Scenario) -> dict[str, Any]:
         "capex_budget_usd": None
         if scenario.budget.capex_usd is None
         else {y: value_at(scenario.budget.capex_usd, y, "hold") for y in years},
+        "solver": solver_program(scenario.solver.name),
         "hardware": [h.id for h in scenario.hardware],
         "models": [m.id for m in scenario.models],
         "training_runs": [
@@ -52,6 +53,21 @@ def summary(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def solver_program(name: str) -> str:
+    """Which program the scenario's solver runs, in words: none for HiGHS and the
+    in-process interfaces, else its absolute path (or why none will run)."""
+    from planner.errors import SolverError
+    from planner.optimize.solvers.executables import solver_executable
+
+    try:
+        program = solver_executable(name)
+    except SolverError as exc:
+        return f"{name}, no program will run: {exc}"
+    if program is None:
+        return f"{name} (in-process; runs no program)"
+    return f"{name}, runs {program}"
+
+
 def _print_summary(file: str, info: dict[str, Any]) -> None:
     out = stdout_console()
     out.print(
@@ -65,6 +81,7 @@ def _print_summary(file: str, info: dict[str, Any]) -> None:
         out.print(f"  capex budget: {steps}", markup=False)
     else:
         out.print("  capex budget: unlimited")
+    out.print(f"  solver: {info['solver']}", markup=False)
     out.print(f"  hardware ({len(info['hardware'])}): {', '.join(info['hardware'])}", markup=False)
     out.print(f"  models ({len(info['models'])}): {', '.join(info['models'])}", markup=False)
     for r in info["training_runs"]:

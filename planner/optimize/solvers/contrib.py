@@ -19,6 +19,7 @@ from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondi
 from pyomo.contrib.solver.common.util import NoDualsError
 
 from planner.errors import SolverError
+from planner.optimize.solvers.executables import EXECUTABLES
 from planner.optimize.solvers.highs import reset_scheduler
 from planner.optimize.solvers.types import (
     PYOMO_HIGHS,
@@ -41,6 +42,8 @@ _CONTRIB_STATUS = {
 def contrib_solver(name: str) -> Any:
     """The interface's solver of that name, or None when it knows no such solver."""
     require_registered(name)
+    if name in EXECUTABLES:  # runs a program: only by the absolute path legacy resolves
+        return None
     try:
         return ContribSolverFactory("highs" if name == PYOMO_HIGHS else name)
     except Exception:  # an unknown name: the caller falls back to the classic factory

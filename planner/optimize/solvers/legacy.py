@@ -8,7 +8,6 @@ names; for others they are not passed (with a warning). No timings of the steps.
 from __future__ import annotations
 
 import logging
-import shutil
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +16,7 @@ from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTermination
 
 from planner.errors import SolverError
+from planner.optimize.solvers.executables import solver_executable
 from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
@@ -42,11 +42,14 @@ def solve_legacy(
     """Solve ``model`` with the classic solver ``options.name``; SolverError if it is
     unknown or not installed."""
     require_registered(options.name)
+    # The program a classic solver runs, by absolute path from PATH only (never the
+    # current directory); SolverError when there is no safe one.
+    program = solver_executable(options.name)
+    extra = {} if program is None else {"executable": str(program)}
     available = False
-    # An unregistered name would be tried as an AMPL executable: only if one exists.
-    if options.name in pyo.SolverFactory or shutil.which(options.name):
+    if options.name in pyo.SolverFactory:
         try:
-            solver = pyo.SolverFactory(options.name)
+            solver = pyo.SolverFactory(options.name, **extra)
             available = bool(solver.available(exception_flag=False))
         except Exception:
             available = False
