@@ -39,8 +39,14 @@ def variables(var: pyo.Var) -> dict[Any, VarData]:
 def add_rows(m: pyo.ConcreteModel, name: str, rows: Mapping[Any, Row], doc: str) -> None:
     """Declare ``m.<name>``: one constraint per row, indexed by the rows' keys.
 
-    A row without terms is skipped (it constrains nothing).
+    A row without terms is skipped (it constrains nothing). On a
+    :class:`planner.optimize.rows.RowModel` (whose variables are column numbers) the
+    rows are appended as arrays instead.
     """
+    append = getattr(m, "append_rows", None)
+    if append is not None:
+        append(name, rows)
+        return
 
     def rule(_: pyo.ConcreteModel, *index: Any) -> Any:
         lower, terms, upper = rows[index[0] if len(index) == 1 else index]

@@ -189,13 +189,17 @@ def _terms(
     return terms
 
 
-def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
-    """Minimise present-value cost (USD millions) as the module docstring states."""
-    pv = {
+def pv_cost_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
+    """The objective's coefficients, USD millions: family → key → present value."""
+    return {
         name: {k: c / USD_SCALE for k, c in by_key.items()}
         for name, by_key in present_value_coefficients(d).items()
     }
-    m.cost = pyo.Objective(expr=linear(_terms(d, var, pv)), sense=pyo.minimize)
+
+
+def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
+    """Minimise present-value cost (USD millions) as the module docstring states."""
+    m.cost = pyo.Objective(expr=linear(_terms(d, var, pv_cost_coefficients(d))), sense=pyo.minimize)
 
 
 def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:

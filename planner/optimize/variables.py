@@ -36,6 +36,7 @@ units (servers or racks); unmet inference in Mtok/day at peak; unmet training in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,54 +73,69 @@ class Vars:
     sell_existing: VarDict
 
 
+@dataclass(frozen=True)
+class ColumnFamily:
+    """One variable family: its name (a key of :data:`planner.optimize.roles.ROLES`),
+    its sparse index and each index's bounds ((0, None) when ``bounds`` is None)."""
+
+    name: str
+    keys: list[Any]
+    bounds: Callable[[Any], tuple[float, float | None]] | None = None
+
+
+def column_families(d: ModelData) -> list[ColumnFamily]:
+    """Every variable family of ``d``'s model, in declaration (column) order."""
+    return [
+        ColumnFamily("buy", list(d.buy_index)),
+        ColumnFamily(
+            "kept", list(d.existing_index), lambda k: (0, d.existing_units[(k[0], k[1], k[2])])
+        ),
+        ColumnFamily("installed", list(d.fleet_index)),
+        ColumnFamily("rent", list(d.rent_index), lambda k: (0, d.rent_max_units.get(k))),
+        ColumnFamily("y", list(d.train_choice_index)),
+        ColumnFamily("x_train", list(d.train_index)),
+        ColumnFamily("z_train", list(d.train_menu_index)),
+        ColumnFamily("x_inf", list(d.inf_index)),
+        ColumnFamily(
+            "unmet_inf", list(d.demand_index), lambda k: (0, d.demand_peak[(*k, "output")])
+        ),
+        ColumnFamily(
+            "lost_inf",
+            list(d.demand_index),
+            lambda k: (0, d.demand_peak[(*k, "output")] / d.peak_to_average[k[0]]),
+        ),
+        ColumnFamily("unmet_train", list(d.runs), lambda r: (0, d.train_zflop[r])),
+        ColumnFamily("commit", list(d.commit_index)),
+        ColumnFamily("dc_build", list(d.dc_build_index)),
+        ColumnFamily("dc_lease", list(d.dc_lease_index)),
+        ColumnFamily("sell", list(d.sell_index)),
+        ColumnFamily(
+            "sell_existing",
+            list(d.sell_existing_index),
+            lambda k: (0, d.existing_units[(k[0], k[1], k[2])]),
+        ),
+    ]
+
+
+def domain(name: str, relax: bool) -> Any:
+    """The Pyomo domain of family ``name``: its kind in :data:`ROLES`, continuous when
+    ``relax`` (a choice then in [0, 1])."""
+    kind = ROLES[name].kind
+    if kind == Kind.CONTINUOUS:
+        return pyo.NonNegativeReals
+    if kind == Kind.CHOICE:
+        return pyo.UnitInterval if relax else pyo.Binary
+    return pyo.NonNegativeReals if relax else pyo.NonNegativeIntegers
+
+
 def add_variables(m: pyo.ConcreteModel, d: ModelData) -> Vars:
-    """Declare every decision variable on ``m`` (each family's domain from its kind in
-    :data:`planner.optimize.roles.ROLES`); return them as plain dicts."""
-
-    def domain(name: str) -> Any:
-        kind = ROLES[name].kind
-        if kind == Kind.CONTINUOUS:
-            return pyo.NonNegativeReals
-        if kind == Kind.CHOICE:
-            return pyo.UnitInterval if d.relax else pyo.Binary
-        return pyo.NonNegativeReals if d.relax else pyo.NonNegativeIntegers
-
-    m.buy = pyo.Var(list(d.buy_index), domain=domain("buy"))
-    m.kept = pyo.Var(
-        list(d.existing_index),
-        domain=domain("kept"),
-        bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
-    )
-    m.installed = pyo.Var(list(d.fleet_index), domain=domain("installed"))
-    m.rent = pyo.Var(
-        list(d.rent_index),
-        domain=domain("rent"),
-        bounds=lambda _, h, t: (0, d.rent_max_units.get((h, t))),
-    )
-    m.y = pyo.Var(list(d.train_choice_index), domain=domain("y"))
-    m.x_train = pyo.Var(list(d.train_index), domain=domain("x_train"))
-    m.z_train = pyo.Var(list(d.train_menu_index), domain=domain("z_train"))
-    m.x_inf = pyo.Var(list(d.inf_index), domain=domain("x_inf"))
-    m.unmet_inf = pyo.Var(
-        list(d.demand_index),
-        domain=domain("unmet_inf"),
-        bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")]),
-    )
-    m.lost_inf = pyo.Var(
-        list(d.demand_index),
-        domain=domain("lost_inf"),
-        bounds=lambda _, w, t: (0, d.demand_peak[(w, t, "output")] / d.peak_to_average[w]),
-    )
-    m.unmet_train = pyo.Var(
-        list(d.runs), domain=domain("unmet_train"), bounds=lambda _, r: (0, d.train_zflop[r])
-    )
-    m.commit = pyo.Var(list(d.commit_index), domain=domain("commit"))
-    m.dc_build = pyo.Var(list(d.dc_build_index), domain=domain("dc_build"))
-    m.dc_lease = pyo.Var(list(d.dc_lease_index), domain=domain("dc_lease"))
-    m.sell = pyo.Var(list(d.sell_index), domain=domain("sell"))
-    m.sell_existing = pyo.Var(
-        list(d.sell_existing_index),
-        domain=domain("sell_existing"),
-        bounds=lambda _, h, s, i, t: (0, d.existing_units[(h, s, i)]),
-    )
+    """Declare every decision variable on ``m`` (:func:`column_families`, each family's
+    domain from its kind in :data:`planner.optimize.roles.ROLES`); return them as
+    plain dicts."""
+    for family in column_families(d):
+        bounds = family.bounds
+        rule = None if bounds is None else (lambda _, *k, f=bounds: f(k[0] if len(k) == 1 else k))
+        setattr(
+            m, family.name, pyo.Var(family.keys, domain=domain(family.name, d.relax), bounds=rule)
+        )
     return Vars(**{name: variables(getattr(m, name)) for name in Vars.__dataclass_fields__})
