@@ -35,8 +35,8 @@ def sent_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
     the current directory; PATH holds ``.``, an empty entry and a folder without cbc."""
     folder = tmp_path / "sent"
     marker = tmp_path / "ran"
-    _program(folder, "cbc", marker)
-    _program(folder, "glpsol", marker)
+    for name in ("cbc", "glpsol", "scip", "scipampl", "ipopt", "highs", "cplex", "gurobi.sh"):
+        _program(folder, name, marker)
     text = BASELINE.read_text()
     assert "solver: {name: highs," in text
     text = text.replace("solver: {name: highs,", "solver: {name: cbc,")
@@ -54,7 +54,14 @@ def test_a_program_in_the_current_directory_never_runs(
     _, marker = sent_folder
     with pytest.raises(SolverError, match="current directory are never run"):
         solver_executable("cbc")
-    for command in (["validate"], ["run", "--solver", "cbc"], ["run", "--solver", "glpk"]):
+    routes = (
+        ["validate"],
+        ["run"],  # the scenario's solver.name: cbc
+        ["run", "--solver", "glpk"],
+        ["run", "--solver", "scip"],
+        ["sweep", "--vary", "finance.wacc=0.06,0.08"],
+    )
+    for command in routes:
         done = subprocess.run(
             [sys.executable, "-m", "planner", command[0], "scenario.yaml", *command[1:]],
             capture_output=True,
@@ -64,6 +71,9 @@ def test_a_program_in_the_current_directory_never_runs(
         if command == ["validate"]:
             assert done.returncode == 0, done.stderr
             assert "solver: cbc, no program will run" in done.stdout
+        elif command[0] == "sweep":  # each run's error is recorded, none is solved
+            assert "Traceback" not in done.stderr
+            assert "never run" in done.stdout + done.stderr
         else:  # the solver's error, as a message: exit 3, no traceback
             assert done.returncode == 3, done.stderr
             assert "never run" in done.stderr and "Traceback" not in done.stderr
