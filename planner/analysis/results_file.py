@@ -54,9 +54,17 @@ def _first_line(path: Path) -> bytes:
 def check_results_file(path: Path) -> bool:
     """Whether ``path`` holds a results file (True) or is new/empty (False).
 
-    Raises InputError (exit 2) for anything else; the file is only read, never changed.
+    Raises InputError (exit 2) for anything else — a symbolic link too, dangling or
+    not: rows are never written through a link (to a file elsewhere, or creating its
+    target) — before any run starts; the file is only read, never changed.
     """
     try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise _refuse(
+                path,
+                "is a symbolic link; results are never written through a link",
+                _another(),
+            )
         info = path.stat()
     except FileNotFoundError:
         return False
@@ -138,7 +146,13 @@ class Appender:
     def write(self, row: Row) -> None:
         if self.handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (see close)
+            # no link followed, even one planted after the check
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            try:
+                descriptor = os.open(self.path, flags, 0o644)
+            except OSError as exc:
+                raise _refuse(self.path, f"cannot be written: {exc.strerror}", _another()) from None
+            self.handle = open(descriptor, "a", encoding="utf-8")  # noqa: SIM115 (see close)
             if not self.existing:
                 self.handle.write(HEADER_LINE)
         self.handle.write(json.dumps(row) + "\n")
