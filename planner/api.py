@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from planner import deadline
 from planner.errors import InputError, PlannerError
 from planner.export import excel
-from planner.export.atomic import write_atomically
+from planner.export.atomic import check_workbook_target, write_atomically
 from planner.export.cells import csv_safe
 from planner.pipeline import plan as _optimise
 from planner.pipeline import throughput
@@ -146,9 +146,13 @@ def write_workbook(
     tok/s/user, :func:`planner.perf.curves.scenario_curves`), within the export's grace;
     a scenario with more points than :data:`planner.perf.curves.CURVE_POINT_BUDGET`
     draws, per workload, only the hardware the plan serves it with (the sheet says so).
+    As on the command line, a ``path`` not ending in ``.xlsx``, or that is ``source``
+    (or a link, folder or device), is refused before anything is computed
+    (ExportError, exit 2).
     """
     from planner.perf.curves import curve_selection, scenario_curves  # heavy; import late
 
+    check_workbook_target(path, source)  # before the curves: never over the scenario
     served = plan.tables.get("assignment_inference")
     served_by: dict[str, set[str]] = {}
     if served is not None:

@@ -278,3 +278,14 @@ def write_atomically(path: str | Path, write_fn: Callable[[Path], Any]) -> Path:
 def save_workbook_atomically(wb: Any, path: str | Path) -> Path:
     """Save an openpyxl workbook to ``path`` atomically (see :func:`write_atomically`)."""
     return write_atomically(path, lambda temp: wb.save(temp))
+
+
+def check_workbook_target(path: str | Path, source: str | Path | None = None) -> Path:
+    """``path`` if a workbook may be written there: its name ends in ``.xlsx`` (the
+    format written, so no xlsx bytes land under a ``.csv`` name) and it is not
+    ``source``, the scenario file it was planned from, nor a link, folder or device
+    (:func:`check_target`); ExportError (exit 2) otherwise."""
+    target = Path(path)
+    if target.suffix.lower() != ".xlsx":
+        raise _refuse(target, "a workbook is written in the .xlsx format; name the file NAME.xlsx")
+    return check_target(target, [] if source is None else [source])

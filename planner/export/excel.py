@@ -21,7 +21,7 @@ import pandas as pd
 from openpyxl import Workbook
 
 from planner import deadline
-from planner.export.atomic import save_workbook_atomically
+from planner.export.atomic import check_workbook_target, save_workbook_atomically
 from planner.export.charts import write_charts
 from planner.export.sheets.assumptions import write_assumptions
 from planner.export.sheets.book import Book
@@ -172,6 +172,7 @@ def write_workbook(
     :data:`planner.deadline.EXPORT_GRACE_S` seconds more (TimeLimitError after that).
     ``throughput``, ``curves``: see :func:`build_workbook`.
     """
+    check_workbook_target(path, source)
     with deadline.export_grace():
         built = build_workbook(plan, scenario, source=source, throughput=throughput, curves=curves)
         deadline.check("saving the workbook")
@@ -193,4 +194,5 @@ def build_comparison_workbook(comparison: Comparison) -> PlanWorkbook:
 
 def write_comparison_workbook(comparison: Comparison, path: str | Path) -> Path:
     """Build the comparison workbook and save it to ``path`` atomically."""
+    check_workbook_target(path)
     return save_workbook_atomically(build_comparison_workbook(comparison).workbook, path)
