@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from planner.field_docs import DocumentedFields
+from planner.text import printable_name
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
@@ -54,11 +55,11 @@ class HardwareSpec(_Row):
 
     id: CatalogId
     """Stable lower-case kebab-case id, e.g. ``gb200-nvl72``."""
-    name: str
+    name: Annotated[str, AfterValidator(printable_name)]
     """Marketing name, e.g. ``NVIDIA GB200 NVL72``."""
-    vendor: str
+    vendor: Annotated[str, AfterValidator(printable_name)]
     """Chip vendor, e.g. ``NVIDIA``, ``AMD``, ``Google``."""
-    family: str
+    family: Annotated[str, AfterValidator(printable_name)]
     """Accelerator family used to share calibrated efficiencies, e.g. ``hopper``."""
     form: Literal["server", "rack", "pod-slice", "card"]
     """What one purchased unit is."""

@@ -10,7 +10,15 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from planner.catalog.schema import AvailableFrom, HardwareSpec, ModelSpec, PositiveInt, Precision
 from planner.field_docs import DocumentedFields
@@ -22,13 +30,14 @@ from planner.scenario.procurement import (
     DatacenterLease,
     complete_procurement,
 )
+from planner.text import printable_name
 from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
 Year = Annotated[int, Field(ge=1990, le=2100)]
-Name = Annotated[str, Field(min_length=1, max_length=200)]
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable_name)]
 PositiveYearValue = PositiveFloat | dict[Year, PositiveFloat]
 NonNegativeYearValue = NonNegativeFloat | dict[Year, NonNegativeFloat]
 PUE_UNIT = "facility power / IT power"
@@ -667,7 +676,7 @@ class Scenario(_Section):
     inference: list[InferenceWorkload] = []
     serving: Annotated[Literal["colocated", "disaggregated"], meta(perf=False)] = "colocated"
     """Serve prefill and decode on the same replicas, or place them separately."""
-    vendor_share_max: Annotated[dict[str, Fraction], meta(perf=False, unit="share")] = {}
+    vendor_share_max: Annotated[dict[Name, Fraction], meta(perf=False, unit="share")] = {}
     """Optional cap on each vendor's share of installed accelerators, e.g. {NVIDIA: 0.7}."""
     objective: Annotated[Literal["min_cost", "max_profit"], meta(perf=False)] = "min_cost"
     """``min_cost``: serve as much demand as the limits allow — the priority-weighted
@@ -683,7 +692,7 @@ class Scenario(_Section):
     """Path of a calibration YAML from ``planner calibrate`` (relative to this file)."""
     throughput_scale: ThroughputScale = ThroughputScale()
     """Multipliers on modelled throughput (see ThroughputScale)."""
-    software: Annotated[dict[str, str], meta(perf=True)] = {}
+    software: Annotated[dict[Name, Name], meta(perf=True)] = {}
     """Serving software stack per vendor, e.g. ``{AMD: rocm7-amd-claim}``: its dated,
     sourced throughput factor (``planner software`` lists them) multiplies the vendor's
     inference throughput; vendors not named use their default stack."""
