@@ -28,6 +28,8 @@ STAGES: dict[str, int] = {
     "planner.deadline": 0,
     "planner.safe_io": 0,
     "planner.field_docs": 0,
+    "planner.text": 0,
+    "planner.solver_programs": 0,
     "planner.catalog": 1,
     "planner.scenario": 2,
     "planner.perf": 3,

@@ -57,7 +57,7 @@ def solver_program(name: str) -> str:
     """Which program the scenario's solver runs, in words: none for HiGHS and the
     in-process interfaces, else its absolute path (or why none will run)."""
     from planner.errors import SolverError
-    from planner.optimize.solvers.executables import solver_executable
+    from planner.solver_programs import solver_executable
 
     try:
         program = solver_executable(name)

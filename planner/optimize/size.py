@@ -25,13 +25,17 @@ holds it within 0.85×-1.15× (1.0×-1.5× for the tiny ones).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from planner.catalog import offer_catalog
 from planner.economics.load_shape import CHORDS
 from planner.errors import InputError, Problem
 from planner.perf.workloads import active_years, serving_workloads
+from planner.scenario.procurement import rent_only as max_units_rent_only
+from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
+from planner.units import DAYS_PER_YEAR
 
 DEFAULT_MAX_NONZEROS = 1_000_000
 """Largest model (estimated constraint-matrix nonzeros) a run builds unless told otherwise.
@@ -54,6 +58,13 @@ PER_RENTAL_ENTRY = 3.0
 PER_DEMAND_ENTRY = 2.0 * (CHORDS + 1)
 """A (workload, period)'s lost-tokens rows: the load shape's chords and its linear part,
 two nonzeros each (:mod:`planner.optimize.constraints.lost_tokens`)."""
+PER_SALE = 2.7
+"""An early-sale option ``sell[h,s,v,p]`` (``finance.sell_early``): its fleet balance
+and sales rows, and the purchase's extra term (fitted: 2.3-2.7 on baseline yearly and
+quarterly)."""
+PER_MENU_CHOICE_BASE = 2.0
+"""A cluster choice ``z_train[r,h,s,u,p]`` of a run with ``duration_days``: its choice
+and completion terms, plus one per period it covers (its occupancy rows)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,15 @@ class SizeEstimate:
     """(hardware, period) with a rental offer."""
     demand_entries: int = 0
     """(workload, period) with demand: one shortfall and its lost tokens each."""
+    sale_options: int = 0
+    """(hardware, site, purchase period, sale period) with ``finance.sell_early``, plus
+    (existing cohort, period)."""
+    menu_nonzeros: int = 0
+    """Nonzeros of the cluster choices of runs with ``duration_days``: (run, hardware,
+    place, size, start) × (:data:`PER_MENU_CHOICE_BASE` + periods each covers)."""
+    procurement_nonzeros: int = 0
+    """Nonzeros of committed rentals, datacenter blocks and leases: each option in every
+    period of its term or life (:func:`_procurement_nonzeros`)."""
 
     @property
     def nonzeros(self) -> int:
@@ -84,6 +104,9 @@ class SizeEstimate:
             + PER_FLEET_ENTRY * self.fleet_entries
             + PER_RENTAL_ENTRY * self.rental_entries
             + PER_DEMAND_ENTRY * self.demand_entries
+            + PER_SALE * self.sale_options
+            + self.menu_nonzeros
+            + self.procurement_nonzeros
         )
 
     def drivers(self) -> str:
@@ -97,6 +120,13 @@ class SizeEstimate:
             * self.training_assignments,
             f"{self.hardware:,} hardware × {self.sites:,} sites × "
             f"{self.periods:,} periods": PER_FLEET_ENTRY * self.fleet_entries,
+            f"early sales (finance.sell_early) of {self.hardware:,} hardware × "
+            f"{self.sites:,} sites × {self.periods:,} purchase periods × their sale "
+            "periods": PER_SALE * self.sale_options,
+            "the cluster sizes × start periods of runs with duration_days": self.menu_nonzeros,
+            "committed rentals, datacenter blocks and leases × their terms' periods": (
+                self.procurement_nonzeros
+            ),
         }
         return max(shares, key=lambda k: shares[k])
 
@@ -114,10 +144,13 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
         for h in scenario.hardware
         if h.id in offers and not offers[h.id].purchasable and h.purchasable is not True
     }
-    site_count = {
-        h.id: 0 if h.id in cloud_only else len(h.sites or sites) for h in scenario.hardware
+    never_owned = cloud_only | {  # and those the scenario allows no purchase of
+        h.id for h in scenario.hardware if max_units_rent_only(h.max_units_per_year)
     }
-    places = sum(n + (h in rented or h in cloud_only) for h, n in site_count.items())
+    site_count = {
+        h.id: 0 if h.id in never_owned else len(h.sites or sites) for h in scenario.hardware
+    }
+    places = sum(n + (h in rented or h in never_owned) for h, n in site_count.items())
     roles = 2 if scenario.serving == "disaggregated" else 1
     workloads = serving_workloads(scenario)
     demand_periods = sum(
@@ -129,6 +162,9 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
         for r in scenario.training
     )
     return SizeEstimate(
+        sale_options=_sale_options(scenario, site_count) if scenario.finance.sell_early else 0,
+        menu_nonzeros=_menu_nonzeros(scenario, places),
+        procurement_nonzeros=_procurement_nonzeros(scenario),
         periods=periods,
         hardware=len(scenario.hardware),
         sites=len(sites),
@@ -137,9 +173,65 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
         inference_assignments=demand_periods * roles * len(scenario.hardware),
         training_assignments=max(0, window_periods) * places,
         fleet_entries=sum(site_count.values()) * periods,
-        rental_entries=(len(rented | cloud_only) + 2 * len(cloud_only)) * periods,
+        rental_entries=len(rented | cloud_only) * periods,  # commitments: procurement
         demand_entries=demand_periods,
     )
+
+
+def _sale_options(scenario: Scenario, site_count: dict[str, int]) -> int:
+    """Early-sale options: each purchase period's later periods inside the unit's life
+    (:mod:`planner.optimize.data.sales`), and each existing cohort in each period."""
+    per_year = scenario.horizon.periods_per_year
+    periods = scenario.horizon.period_count
+    specs = hardware_specs(scenario)
+    count = 0
+    for h, sites in site_count.items():
+        life = max(1, round(specs[h].lifetime_years * per_year))
+        count += sites * sum(max(0, min(life, periods - v) - 1) for v in range(periods))
+    return count + len(scenario.existing_fleet) * periods
+
+
+def _menu_nonzeros(scenario: Scenario, places: int) -> int:
+    """Nonzeros of the (size, start) choices of runs with ``duration_days``
+    (:mod:`planner.optimize.data.training_menu`): at most ``cluster_menu_sizes`` sizes
+    on every place, from every period of the window, each covering its duration."""
+    horizon = scenario.horizon
+    per_year = horizon.periods_per_year
+    total = 0
+    for run in scenario.training:
+        if run.duration_days is None:
+            continue
+        years = min(run.window[1], horizon.end) - max(run.window[0], horizon.start) + 1
+        covered = math.ceil(run.duration_days / DAYS_PER_YEAR * per_year) + 1
+        choices = run.cluster_menu_sizes * places * max(0, years) * per_year
+        total += choices * (PER_MENU_CHOICE_BASE + covered)
+    return total
+
+
+def _procurement_nonzeros(scenario: Scenario) -> int:
+    """Nonzeros of the options of :mod:`planner.optimize.data.procurement`, each starting
+    in any period: a commitment in one row in every period of its term (measured), a
+    datacenter block in its site's power rows over its life and
+    its grid and block-count rows, a lease in its power rows over its term and its cap."""
+    per_year = scenario.horizon.periods_per_year
+    periods = scenario.horizon.period_count
+
+    def spans(years: float, first: int = 0) -> int:
+        length = max(1, round(years * per_year))
+        return sum(min(length, periods - v) for v in range(first, periods))
+
+    total = 0
+    for offer in scenario.rental:
+        for c in offer.commitments:
+            if c.usd_per_accelerator_hour is not None:
+                total += spans(c.term_years)
+    for site in scenario.sites:
+        if site.build is not None:
+            lead = round(site.build.lead_time_years * per_year)
+            total += spans(site.build.facility_life_years, lead) + 2 * max(0, periods - lead)
+        if site.lease is not None:
+            total += spans(site.lease.term_years) + periods
+    return total
 
 
 def check_size(scenario: Scenario, max_nonzeros: int | None = None) -> SizeEstimate:

@@ -35,6 +35,7 @@ SUMMARY_KEYS = {
     "training_runs",
     "inference_workloads",
     "serving",
+    "solver",
 }
 
 

@@ -392,7 +392,9 @@ def test_csv_rule_is_the_workbook_rule_and_numbers_stay_numbers() -> None:
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[32mALL GOOD\x9b31m\u202e"
 
 
-def test_names_with_escape_sequences_are_shown_escaped(work: Path) -> None:
+def test_names_with_escape_sequences_are_refused_and_shown_escaped(work: Path) -> None:
+    """A name holding escape sequences is refused at validation (exit 2, with the field
+    and the character, planner/text.py), and the refusal shows it escaped."""
     text = (work / "s.yaml").read_text()
     text = text.replace("name: one-hardware-one-year", 'name: "\\e]0;pwned\\a\\e[2J ALL GOOD"')
     text = text.replace("- name: chat", '- name: "chat\\e[31m\\x9b"')
@@ -403,10 +405,11 @@ def test_names_with_escape_sequences_are_shown_escaped(work: Path) -> None:
         ("validate", "s.yaml", "--format", "csv"),
     ):
         result = planner(*args, cwd=work)
-        assert result.code == 0, result.err
+        assert result.code == 2, result.err
         shown = result.out + result.err
         assert not any(c in shown for c in "\x1b\x07\x9b"), args
         assert "\\x1b]0;pwned\\x07\\x1b[2J ALL GOOD" in shown
+        assert "inference[0].name" in shown and "U+001B (Cc)" in shown
 
 
 def test_error_messages_show_escape_sequences_escaped(work: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import SolverError
-from planner.optimize.solvers.executables import solver_executable
+from planner.solver_programs import solver_executable
 
 BASELINE = Path(__file__).resolve().parents[2] / "scenarios" / "baseline.yaml"
 

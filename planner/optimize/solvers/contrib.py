@@ -19,7 +19,6 @@ from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondi
 from pyomo.contrib.solver.common.util import NoDualsError
 
 from planner.errors import SolverError
-from planner.optimize.solvers.executables import EXECUTABLES
 from planner.optimize.solvers.highs import reset_scheduler
 from planner.optimize.solvers.types import (
     PYOMO_HIGHS,
@@ -29,6 +28,7 @@ from planner.optimize.solvers.types import (
     finite,
     require_registered,
 )
+from planner.solver_programs import EXECUTABLES
 
 _CONTRIB_STATUS = {
     TerminationCondition.convergenceCriteriaSatisfied: SolveStatus.OPTIMAL,

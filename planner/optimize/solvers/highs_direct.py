@@ -27,6 +27,7 @@ from planner.optimize.solvers.types import (
     SolverOptions,
     SolveStatus,
     finite,
+    status_by_gap,
 )
 
 log = logging.getLogger("planner.optimize")
@@ -81,6 +82,7 @@ def solve_highs(
     if bound_floor is not None:  # the LP relaxation's bound holds for the MILP too
         known = finite(bound) is not None
         bound = max(bound_floor, bound) if bound is not None and known else bound_floor
+    status = status_by_gap(status, objective, finite(bound), options.mip_gap)
     return SolveResult(
         status=status,
         termination=termination,

@@ -16,13 +16,13 @@ from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTermination
 
 from planner.errors import SolverError
-from planner.optimize.solvers.executables import solver_executable
 from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
     require_registered,
 )
+from planner.solver_programs import solver_executable
 
 log = logging.getLogger("planner.optimize")
 
