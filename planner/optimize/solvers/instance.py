@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,8 +21,8 @@ from planner.optimize.objective import SERVICE_ABSOLUTE, SERVICE_TOLERANCE
 from planner.optimize.roles import Part, families
 from planner.optimize.solvers import highs as hs
 from planner.optimize.solvers.columns import Pool, restrict
-from planner.optimize.solvers.handoff import highs_model_of, model_arrays
-from planner.optimize.solvers.types import SolverOptions
+from planner.optimize.solvers.handoff import Arrays, highs_model_of, model_arrays
+from planner.optimize.solvers.types import Rounding, SolverOptions
 
 log = logging.getLogger("planner.optimize")
 
@@ -49,38 +50,99 @@ def coefficients(expr: Any, column: dict[int, int], count: int) -> np.ndarray:
     return out
 
 
+@dataclass
+class Problem:
+    """What an :class:`Instance` solves, from a Pyomo model or an array model alike.
+
+    ``arrays``: the model's arrays with the service objective (the priority-weighted
+    unserved share, scaled) as their cost; ``cost``: the NPV cost vector (USD millions,
+    no penalties); ``slacks``: the unmet-demand columns; ``held``/``groups``: columns
+    the instance starts without and their pricing groups; ``round_whole(values, up)``:
+    a full column vector with its whole decisions rounded (:func:`round_plan`'s rules);
+    ``load(values)``: a full column vector into the model it came from; ``duals(row
+    duals)``: the named rows' duals (a Pyomo model's shadow prices; None: none)."""
+
+    arrays: Arrays
+    cost: np.ndarray
+    slacks: np.ndarray
+    round_whole: Callable[[np.ndarray, bool], np.ndarray]
+    load: Callable[[np.ndarray], None]
+    held: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    groups: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    duals: Callable[[Any, Sequence[str]], dict[str, dict[Any, float]]] | None = None
+
+
+def pyomo_problem(
+    model: pyo.ConcreteModel,
+    cost: Any,
+    rounding: Rounding,
+    held: Sequence[tuple[Any, Hashable]] = (),
+) -> Problem:
+    """The :class:`Problem` of a Pyomo ``model`` whose active objective is the service
+    share; ``cost`` the NPV cost expression; ``held`` (variable, group) pairs."""
+    arrays = model_arrays(model)
+    column = {id(v): j for j, v in enumerate(arrays.columns)}
+    labels: dict[Any, int] = {}
+    pairs = [(column[id(v)], labels.setdefault(g, len(labels))) for v, g in held if id(v) in column]
+    slacks = [
+        column[id(v)]
+        for family in families(part=Part.SLACK)
+        for v in getattr(model, family, {}).values()
+        if id(v) in column
+    ]
+    variables = arrays.columns
+
+    def load(values: np.ndarray) -> None:
+        from pyomo.core.staleflag import StaleFlagManager
+
+        for var, x in zip(variables, values, strict=True):
+            var.set_value(float(x), skip_validation=True)
+        StaleFlagManager.mark_all_as_stale(delayed=True)
+
+    def round_whole(values: np.ndarray, up: bool) -> np.ndarray:
+        load(values)
+        rounding(model, up)
+        return np.array([v.value or 0.0 for v in variables], dtype=np.double)
+
+    def duals(bridge: Any, names: Sequence[str]) -> dict[str, dict[Any, float]]:
+        return hs.duals(model, bridge, names)
+
+    return Problem(
+        arrays=arrays,
+        cost=coefficients(cost, column, len(variables)),
+        slacks=np.array(slacks, dtype=np.int64),
+        round_whole=round_whole,
+        load=load,
+        held=np.array([j for j, _ in pairs], dtype=np.int64),
+        groups=np.array([g for _, g in pairs], dtype=np.int64),
+        duals=duals,
+    )
+
+
 class Instance:
     """The HiGHS instance, the two objectives it switches between, and the columns it
     holds back until the LP's duals price them in (:mod:`.columns`)."""
 
-    def __init__(
-        self,
-        model: pyo.ConcreteModel,
-        cost: Any,
-        options: SolverOptions,
-        held: Sequence[tuple[Any, Hashable]] = (),
-    ) -> None:
+    def __init__(self, problem: Problem, options: SolverOptions) -> None:
         started = time.perf_counter()
-        arrays = model_arrays(model)
-        column = {id(v): j for j, v in enumerate(arrays.columns)}
+        self.problem = problem
+        arrays = problem.arrays
+        count = len(arrays.col_lower)
         service = arrays.cost.copy()
-        costs = coefficients(cost, column, len(arrays.columns))
+        costs = problem.cost
         self.pool: Pool | None = None
-        mask = np.zeros(len(arrays.columns), dtype=bool)
-        group = np.arange(len(arrays.columns))
-        labels: dict[Any, int] = {}
-        for var, label in held:
-            j = column.get(id(var))
-            if j is not None:
-                mask[j] = True
-                group[j] = labels.setdefault(label, len(labels))
+        mask = np.zeros(count, dtype=bool)
+        group = np.arange(count)
+        mask[problem.held] = True
+        group[problem.held] = problem.groups
         mask &= (service == 0.0) & (arrays.col_lower == 0.0)  # never a service slack
+        self.full_index = np.flatnonzero(~mask)
+        """The instance's column → the model's (columns priced in are appended)."""
+        self.count = count
         if mask.any():
             arrays, self.pool = restrict(arrays, mask, group)
             self.pool_service, self.pool_cost = service[self.pool.full], costs[self.pool.full]
             service, costs = service[~mask], costs[~mask]
-            for var in self.pool.variables:  # 0 in every plan until priced in
-                var.set_value(0.0, skip_validation=True)
         self.bridge = highs_model_of(arrays)
         self.highs = self.bridge.highs
         if options.threads is not None:
@@ -91,14 +153,8 @@ class Instance:
         nonzero = np.flatnonzero(self.service).astype(np.int32)
         self.highs.addRow(-np.inf, np.inf, len(nonzero), nonzero, self.service[nonzero])
         self.row = self.highs.getNumRow() - 1
-        slacks = [
-            column[id(v)]
-            for family in families(part=Part.SLACK)
-            for v in getattr(model, family, {}).values()
-            if id(v) in column
-        ]
         kept = np.cumsum(~mask) - 1  # full column → the instance's
-        self.slacks = kept[np.array(slacks, dtype=np.int64)].astype(np.int32)
+        self.slacks = kept[problem.slacks].astype(np.int32)
         self.zeroed = False
         self.after_milp = 0
         self.handoff = time.perf_counter() - started
@@ -185,7 +241,7 @@ class Instance:
         pool.waiting[chosen] = False
         pool.added_total += len(chosen)
         bridge = self.bridge
-        bridge.columns.extend(pool.variables[k] for k in chosen)
+        self.full_index = np.concatenate([self.full_index, pool.full[chosen]])
         bridge.lower = np.concatenate([bridge.lower, pool.lower[chosen]])
         bridge.upper = np.concatenate([bridge.upper, pool.upper[chosen]])
         bridge.nonzeros += len(index)
@@ -201,18 +257,30 @@ class Instance:
 
     def padded(self, values: Sequence[float]) -> list[float]:
         """Column values taken before columns were priced in, those columns at 0."""
-        return [*values, *([0.0] * (len(self.bridge.columns) - len(values)))]
+        return [*values, *([0.0] * (len(self.full_index) - len(values)))]
+
+    def full(self, values: Sequence[float]) -> np.ndarray:
+        """The instance's column values as the model's full column vector (columns
+        still held at 0)."""
+        out = np.zeros(self.count)
+        out[self.full_index] = self.padded(values)
+        return out
 
     def load(self, values: Sequence[float]) -> None:
-        """Column values (:meth:`padded`) into the Pyomo variables."""
-        hs.load(self.bridge, self.padded(values))
+        """Column values (:meth:`padded`) into the model the problem came from."""
+        self.problem.load(self.full(values))
+
+    def round(self, values: Sequence[float], up: bool) -> np.ndarray:
+        """The integer columns' values of ``values`` rounded (``up`` or down), by
+        :func:`round_plan`'s rules over the whole model."""
+        whole = self.problem.round_whole(self.full(values), up)
+        return whole[self.full_index[self.bridge.integers]]
 
     def restore(self, warm: Warm) -> None:
         """``warm``'s values into the variables and its basis into HiGHS; columns
         priced in since it was taken are 0 and non-basic at their lower bound."""
         values, basis = warm
-        self.load(values)
-        extra = len(self.bridge.columns) - len(values)
+        extra = len(self.full_index) - len(values)
         if extra:
             module = hs.highspy()
             padded = module.HighsBasis()

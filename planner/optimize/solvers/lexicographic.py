@@ -74,7 +74,9 @@ from planner.optimize.solvers.instance import (
     DUAL_SIMPLEX,
     PRIMAL_SIMPLEX,
     Instance,
+    Problem,
     cap,
+    pyomo_problem,
 )
 from planner.optimize.solvers.types import Rounding, SolveResult, SolverOptions, SolveStatus
 from planner.optimize.solvers.whole_plans import (
@@ -116,6 +118,8 @@ class Lexicographic:
     """c*: the cost LP's optimum with the service held at ``cap(s*)``."""
     columns: dict[str, int] = field(default_factory=dict)
     """Column generation's counts (:meth:`Instance.columns`)."""
+    values: np.ndarray | None = None
+    """The plan's full column vector (the model's columns; held ones at 0)."""
 
 
 def solve_lexicographic(
@@ -127,21 +131,36 @@ def solve_lexicographic(
     service_gap: float = 0.0,
     held: Sequence[tuple[Any, Hashable]] = (),
 ) -> Lexicographic | None:
-    """Steps 1–5 of the module docstring on ``model`` (its active objective the service
-    share, ``cost`` the NPV cost expression). None when the service LP does not end
-    optimal in the time limit (the caller falls back to the two stages).
+    """:func:`solve_problem` on a Pyomo ``model`` (its active objective the service
+    share, ``cost`` the NPV cost expression, ``rounding`` :func:`round_plan`); the plan
+    found is loaded into the model's variables. ``held``: (variable, pricing group)
+    pairs the instance starts without."""
+    problem = pyomo_problem(model, cost, rounding, held)
+    return solve_problem(problem, options, duals, service_gap)
+
+
+def solve_problem(
+    problem: Problem,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    service_gap: float = 0.0,
+) -> Lexicographic | None:
+    """Steps 1–5 of the module docstring on ``problem`` (a Pyomo model's or the array
+    model's, :class:`planner.optimize.solvers.instance.Problem`). None when the service
+    LP does not end optimal in the time limit (the caller falls back to the two stages).
 
     Times: the service result's ``solver_seconds`` is step 1's, the cost result's the
     rest; the cost result carries the hand-off. The cost LP's duals of ``duals`` come
-    back on the cost result (the relaxation's, as ``lp-first`` gives).
+    back on the cost result (the relaxation's, as ``lp-first`` gives), for a problem
+    that knows its rows' names.
 
-    ``held``: variables (continuous, lower bound 0, outside the service objective) the
-    instance starts without, each with its pricing group; every LP prices them in as
-    its duals ask (:mod:`.columns`), so s* and c* are the full LPs' optima; a MILP's
+    Held columns (continuous, lower bound 0, outside the service objective) are priced
+    in by every LP (:mod:`.columns`), so s* and c* are the full LPs' optima; a MILP's
     dual bound counts only once none is held, and a MILP's plan is re-priced with its
-    whole decisions fixed.
+    whole decisions fixed. The plan found is loaded (``problem.load``) and kept as
+    :attr:`Lexicographic.values`.
     """
-    one = Instance(model, cost, options, held)
+    one = Instance(problem, options)
     highs, bridge = one.highs, one.bridge
     started = time.perf_counter()
     deadline = None if options.time_limit_s is None else started + options.time_limit_s
@@ -162,7 +181,7 @@ def solve_lexicographic(
     # but not dual feasible for the new objective: primal simplex from it.
     if not one.lp(share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX):
         log.info("lexicographic lp-first: the cost LP ended %s", highs.getModelStatus())
-        guard = service_plan(one, model, rounding, service_warm, deadline)
+        guard = service_plan(one, service_warm, deadline)
         ints = bridge.integers
         highs.changeColsBounds(len(ints), ints, bridge.lower[ints], bridge.upper[ints])
         if guard is None:
@@ -184,13 +203,13 @@ def solve_lexicographic(
     cost_lp = one.value()
     cost_warm = one.warm()
     row_dual = min(float(highs.getSolution().row_dual[one.row]), 0.0)
-    relaxation_duals = hs.duals(model, bridge, duals) if duals else {}
+    relaxation_duals = problem.duals(bridge, duals) if duals and problem.duals else {}
     log.info(
         "lexicographic lp-first: cost LP %.6g in %.1f s",
         cost_lp,
         time.perf_counter() - started,
     )
-    plan = rounded(one, model, rounding, cost_warm, service_warm, service_lp, deadline)
+    plan = rounded(one, cost_warm, service_warm, service_lp, deadline)
     ints = bridge.integers
     highs.changeColsBounds(len(ints), ints, bridge.lower[ints], bridge.upper[ints])
     if plan is None:
@@ -259,7 +278,7 @@ def solve_lexicographic(
         load_seconds=time.perf_counter() - started,
         nonzeros=bridge.nonzeros,
     )
-    return Lexicographic(result, service, service_lp, cost_lp, one.columns())
+    return Lexicographic(result, service, service_lp, cost_lp, one.columns(), one.full(values))
 
 
 def _service_result(
@@ -316,4 +335,4 @@ def _unminimised(
         load_seconds=time.perf_counter() - loaded,
         nonzeros=one.bridge.nonzeros,
     )
-    return Lexicographic(result, service, service_bound, None, one.columns())
+    return Lexicographic(result, service, service_bound, None, one.columns(), one.full(values))

@@ -12,12 +12,10 @@ import time
 from dataclasses import replace
 
 import numpy as np
-import pyomo.environ as pyo
 
 from planner.optimize.objective import SERVICE_ABSOLUTE
 from planner.optimize.solvers import highs as hs
 from planner.optimize.solvers.instance import PRIMAL_SIMPLEX, Instance, Warm, cap
-from planner.optimize.solvers.types import Rounding
 
 log = logging.getLogger("planner.optimize")
 
@@ -38,8 +36,6 @@ def share(deadline: float | None, share: float) -> float | None:
 
 def service_plan(
     one: Instance,
-    model: pyo.ConcreteModel,
-    rounding: Rounding,
     service_warm: Warm,
     deadline: float | None,
     minimised_only: bool = False,
@@ -54,7 +50,7 @@ def service_plan(
     highs = one.highs
     one.serve_all(False)
     for up in (True, False):
-        fix(one, model, rounding, service_warm, up)
+        fix(one, service_warm, up)
         one.objective("service")
         one.hold(np.inf)
         if not one.lp(deadline):
@@ -100,8 +96,6 @@ def repriced(
 
 def rounded(
     one: Instance,
-    model: pyo.ConcreteModel,
-    rounding: Rounding,
     cost_warm: Warm,
     service_warm: Warm,
     service_lp: float,
@@ -117,11 +111,11 @@ def rounded(
     (s_R), then the cost LP with the row at ``cap(s_R)`` by primal simplex from there
     (the service LP's solution meets the row)."""
     for up in (True, False):
-        whole = fix(one, model, rounding, cost_warm, up)
+        whole = fix(one, cost_warm, up)
         kept = fixed(one, whole, service_lp, deadline, keep=True)
         if kept is not None:
             return kept
-    found = service_plan(one, model, rounding, service_warm, deadline, minimised_only=True)
+    found = service_plan(one, service_warm, deadline, minimised_only=True)
     return None if found is None else found[:3]
 
 
@@ -138,15 +132,12 @@ def cost_lp(one: Instance, deadline: float | None) -> bool:
     return one.lp(deadline, "ipm")
 
 
-def fix(
-    one: Instance, model: pyo.ConcreteModel, rounding: Rounding, warm: Warm, up: bool
-) -> np.ndarray:
+def fix(one: Instance, warm: Warm, up: bool) -> np.ndarray:
     """The integer columns fixed at ``warm``'s values rounded (``up`` or down), the
     basis set back to ``warm``'s; returns those whole values."""
-    bridge, ints = one.bridge, one.bridge.integers
+    ints = one.bridge.integers
     one.restore(warm)
-    rounding(model, up)
-    whole = np.array([bridge.columns[j].value for j in ints], dtype=np.double)
+    whole = one.round(warm[0], up)
     one.highs.changeColsBounds(len(ints), ints, whole, whole)
     return whole
 
