@@ -197,7 +197,7 @@ def _menu_nonzeros(scenario: Scenario, places: int) -> int:
     on every place, from every period of the window, each covering its duration."""
     horizon = scenario.horizon
     per_year = horizon.periods_per_year
-    total = 0
+    total = 0.0
     for run in scenario.training:
         if run.duration_days is None:
             continue
@@ -205,7 +205,7 @@ def _menu_nonzeros(scenario: Scenario, places: int) -> int:
         covered = math.ceil(run.duration_days / DAYS_PER_YEAR * per_year) + 1
         choices = run.cluster_menu_sizes * places * max(0, years) * per_year
         total += choices * (PER_MENU_CHOICE_BASE + covered)
-    return total
+    return round(total)
 
 
 def _procurement_nonzeros(scenario: Scenario) -> int:
