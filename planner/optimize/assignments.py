@@ -47,9 +47,9 @@ def unit_cost_per_year(d: ModelData, h: str, t: Any) -> float:
     return min(options) if options else run
 
 
-def held_back(model: pyo.ConcreteModel, d: ModelData) -> list[tuple[Any, tuple[Any, ...]]]:
-    """The assignment variables the solve starts without, each paired with its pricing group
-    (workload, role, period: one demand row's columns); none below
+def held_keys(d: ModelData) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    """The assignment keys the solve starts without, each paired with its pricing group
+    (workload, role, period: one demand row's columns), in index order; none below
     :data:`GENERATE_FROM` of them."""
     keys = d.inf_index
     if len(keys) < GENERATE_FROM:
@@ -68,4 +68,9 @@ def held_back(model: pyo.ConcreteModel, d: ModelData) -> list[tuple[Any, tuple[A
         per_kw = sorted(members, key=lambda k: -rate[k] / max(d.power_kw[k[2]], 1e-9))
         kept.update(per_usd[:PER_GROUP], per_kw[:PER_GROUP])
         kept.update(k for k in members if k[2] in owned)
-    return [(var, (k[0], k[1], k[3])) for k, var in model.x_inf.items() if k not in kept]
+    return [(k, (k[0], k[1], k[3])) for k in keys if k not in kept]
+
+
+def held_back(model: pyo.ConcreteModel, d: ModelData) -> list[tuple[Any, tuple[Any, ...]]]:
+    """:func:`held_keys` as (variable, group) pairs of a Pyomo ``model``."""
+    return [(model.x_inf[key], group) for key, group in held_keys(d)]

@@ -51,8 +51,11 @@ from planner.optimize.profit import (
     has_must_serve,
     must_serve_scale,
 )
+from planner.optimize.row_problem import row_problem, solution_of
+from planner.optimize.rows import build_rows
 from planner.optimize.solve import solve
-from planner.optimize.solvers.lexicographic import solve_lexicographic
+from planner.optimize.solvers.instance import pyomo_problem
+from planner.optimize.solvers.lexicographic import solve_problem
 from planner.optimize.solvers.types import (
     DEFAULT_SOLVER,
     SolveResult,
@@ -63,6 +66,9 @@ from planner.optimize.strategy import resolve, round_plan
 
 log = logging.getLogger("planner.pipeline")
 
+ARRAY_MODEL = True
+"""The one-instance solve builds the array model (:mod:`planner.optimize.rows`) instead
+of a Pyomo model when no build hook is given (hooks edit Pyomo models)."""
 SERVICE_GAP = 1e-6
 """Relative MIP gap of the service stage of ``objective: min_cost``: the plan leaves at
 most this share more demand unserved than the limits force."""
@@ -221,10 +227,21 @@ def _one_instance(
         return None  # nothing to serve: the ordinary path
     deadline.check("the model build")
     started = time.perf_counter()
-    model = build_model(data)
-    both(ServiceFirst(), extend)(model, data)
+    rows = model = None
+    if extend is None and ARRAY_MODEL:  # the array model: no Pyomo (hooks need Pyomo)
+        rows = build_rows(data)
+        size = {
+            "variables": rows.column_count,
+            "integer_variables": int(sum(rows.integer)),
+            "constraints": len(rows.row_lower),
+        }
+        problem = row_problem(rows, data)
+    else:
+        model = build_model(data)
+        both(ServiceFirst(), extend)(model, data)
+        size = model_size(model)
+        problem = pyomo_problem(model, npv_cost(model, data), round_plan, held_back(model, data))
     build_seconds = time.perf_counter() - started
-    size = model_size(model)
     if resolve(options.strategy, options.name, size["variables"], data.relax) != "lp-first":
         return None
     log.info(
@@ -237,14 +254,11 @@ def _one_instance(
     )
     deadline.check("the hand-off to the solver")
     left = _time_available(options)
-    found = solve_lexicographic(
-        model,
-        npv_cost(model, data),
+    found = solve_problem(
+        problem,
         replace(options, strategy="lp-first", time_limit_s=left),
-        round_plan,
         duals,
         service_gap=SERVICE_GAP,
-        held=held_back(model, data),
     )
     if found is None:
         left = _time_available(options)
@@ -268,7 +282,11 @@ def _one_instance(
         log.warning("one HiGHS instance found no plan: the two stages in the time left")
         return None
     started = time.perf_counter()
-    solution = extract(model, data)
+    if rows is not None:
+        assert found.values is not None
+        solution = solution_of(rows, data, found.values)
+    else:
+        solution = extract(model, data)  # the plan is loaded into the model
     seconds = (found.cost.solver_seconds or 0.0) + (found.cost.handoff_seconds or 0.0)
     cost = replace(found.cost, seconds=seconds)
     timings = {

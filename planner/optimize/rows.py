@@ -129,10 +129,17 @@ class RowModel:
 
 
 def build_rows(data: ModelData) -> RowModel:
-    """``data``'s model as a :class:`RowModel`: the Pyomo model's columns, rows and NPV
-    cost objective (``"cost"``, USD millions), by the same constraint families."""
+    """``data``'s model as a :class:`RowModel`: the Pyomo model's columns and rows, by
+    the same constraint families, and its objectives: ``"cost"`` (NPV cost plus
+    penalties, USD millions: the Pyomo model's), ``"npv"`` (without the penalties) and
+    ``"service"`` (the priority-weighted unserved share, scaled)."""
     from planner.optimize.model import FAMILIES
-    from planner.optimize.objective import pv_cost_coefficients
+    from planner.optimize.objective import (
+        PENALTY_FAMILIES,
+        pv_cost_coefficients,
+        service_coefficients,
+        service_scale,
+    )
 
     model = RowModel()
     columns: dict[str, dict[Any, int]] = {}
@@ -146,7 +153,16 @@ def build_rows(data: ModelData) -> RowModel:
     var = Vars(**columns)  # column numbers in place of Pyomo variables
     for name, add in FAMILIES:
         if name == "objective":
-            model.set_objective("cost", pv_cost_coefficients(data))
+            cost = pv_cost_coefficients(data)
+            model.set_objective("cost", cost)  # NPV cost plus penalties, as the Pyomo model
+            npv = {f: by for f, by in cost.items() if f not in PENALTY_FAMILIES}
+            model.set_objective("npv", npv)  # the cash-cost NPV alone (:func:`npv_cost`)
+            scale = service_scale(data)
+            service = {
+                f: {k: c * scale for k, c in by.items()}
+                for f, by in service_coefficients(data).items()
+            }
+            model.set_objective("service", service)  # :func:`unserved_share`
             continue
         deadline.check(f"the model build ({name} rows)")
         add(model, data, var)  # type: ignore[arg-type]
