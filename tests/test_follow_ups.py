@@ -168,9 +168,10 @@ def test_planner_run_without_a_cut_says_none_skipped(tmp_path: Path) -> None:
 
 def test_an_m_size_run_at_a_tiny_limit_keeps_its_plan(tmp_path: Path) -> None:
     """No monkeypatching: bench/generate.py's M (5,097 variables; its service MILP alone
-    would take 60 s) under ``planner run --time-limit 4``. The solve uses the limit, a
-    plan is found, the follow-ups are skipped and named, ``planner run`` exits 0 with the
-    plan, the workbook is written, and the checker finds nothing wrong with the plan."""
+    would take 60 s) under a 10 s limit (a plan takes about 3 s of CPU, so a loaded
+    machine still finds one). The solve uses the limit, a plan is found and kept, the
+    follow-ups are skipped and named, and the checker finds nothing wrong with the plan
+    or its diagnosis (``planner run``'s exit 0 with such a plan is tested above)."""
     import importlib.util
     import sys
 
@@ -184,18 +185,12 @@ def test_an_m_size_run_at_a_tiny_limit_keeps_its_plan(tmp_path: Path) -> None:
     spec.loader.exec_module(generate)
     scenario = tmp_path / "m.yaml"
     scenario.write_text(generate.generate("M", 0))
-    out = tmp_path / "m.xlsx"
-    result = CliRunner().invoke(
-        cli, ["run", str(scenario), "--time-limit", "4", "--format", "json", "--out", str(out)]
-    )
-    assert result.exit_code == 0, result.output
-    headline = json.loads(result.stdout)["headline"]
-    assert headline["status"] in ("feasible", "optimal")
-    assert SHADOW_PRICES in headline["follow_ups_skipped"]
-    assert "the plan is kept; skipped" in result.stderr
-    assert _summary(out)["follow-ups skipped"].startswith(SHADOW_PRICES)
-    kept = plan(load_scenario(scenario), time_limit_s=4)
-    assert kept.headline["follow_ups_skipped"] and check_plan(kept) == []
+    kept = plan(load_scenario(scenario), time_limit_s=10)
+    assert kept.status in ("feasible", "optimal")
+    assert SHADOW_PRICES in kept.headline["follow_ups_skipped"]
+    skipped = "; ".join(kept.headline["follow_ups_skipped"])
+    assert kept.diagnosis[-1] == SKIPPED.format(names=skipped)
+    assert check_plan(kept) == []
 
 
 # --- sweeps: rows record the cut, and --resume re-runs it under a larger limit ----------

@@ -26,6 +26,8 @@ def lp_duals(data: ModelData, options: SolverOptions) -> dict[str, dict[Any, flo
     ``max_profit`` priced work's slacks carry its revenue instead of the penalty
     (:class:`planner.optimize.profit.PricedAtRevenue`)."""
     relaxed = replace(data, relax=True)
+    if data.objective != "max_profit" and options.name == "highs":
+        return _array_duals(relaxed, options)
     priced = PricedAtRevenue() if data.objective == "max_profit" else None
     result, _, _ = build_and_solve(
         relaxed, replace(options, mip_gap=None), DUAL_ROWS, extend=priced
@@ -45,3 +47,38 @@ def lp_min_cost(data: ModelData, options: SolverOptions) -> Solution | None:
         replace(data, relax=True), replace(options, mip_gap=None), serve_all_first=False
     )
     return solution if lexicographic_status(service, cost) == SolveStatus.OPTIMAL else None
+
+
+def _array_duals(relaxed: ModelData, options: SolverOptions) -> dict[str, dict[Any, float]] | None:
+    """:func:`lp_duals` on the array model (no Pyomo): the same LP, handed to HiGHS in one
+    ``passModel``, its row duals read by row block."""
+    from planner import deadline
+    from planner.optimize.rows import build_rows
+    from planner.optimize.solvers import highs as hs
+    from planner.optimize.solvers.handoff import highs_model_of
+
+    deadline.check("the model build")
+    rows = build_rows(relaxed)
+    bridge = highs_model_of(rows.arrays("cost"))
+    if options.threads is not None:
+        hs.reset_scheduler()
+        bridge.highs.setOptionValue("threads", options.threads)
+    left = deadline.remaining()
+    limit = options.time_limit_s if left is None else min(left, options.time_limit_s or left)
+    hs.run(bridge, replace(options, mip_gap=None), None if limit is None else _now() + limit)
+    status, _ = hs.status(bridge)
+    if status != SolveStatus.OPTIMAL:
+        log.warning("LP relaxation ended %s: no shadow prices", status.value)
+        return None
+    row_dual = bridge.highs.getSolution().row_dual
+    return {
+        name: {key: float(row_dual[block.start + i]) for i, key in enumerate(block.keys)}
+        for name, block in rows.rows.items()
+        if name in DUAL_ROWS and block.keys
+    }
+
+
+def _now() -> float:
+    import time
+
+    return time.perf_counter()
