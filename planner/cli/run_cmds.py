@@ -58,7 +58,12 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     gap_text = "  gap on cost unknown" if plan.status != "optimal" else ""
     if gap is not None:
         gap_text = f"  gap on cost {gap:.3%}"
-    out.print(f"{label}: ${objective:,.0f}{gap_text}")
+    if objective is None:  # the cost stage ended without a plan: the service stage's kept
+        npv = h.get("npv_cost_usd")
+        shown = "unknown" if npv is None else f"${npv:,.0f}"
+        out.print(f"{label}: not minimised (the service stage's plan, NPV cost {shown})")
+    else:
+        out.print(f"{label}: ${objective:,.0f}{gap_text}")
     if h.get("termination") == COST_UNMINIMISED:
         out.print(f"[yellow]{escape(COST_UNMINIMISED)}[/yellow]")
     p = plan.parameters

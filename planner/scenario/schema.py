@@ -40,6 +40,25 @@ Year = Annotated[int, Field(ge=1990, le=2100)]
 Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(printable_name)]
 PositiveYearValue = PositiveFloat | dict[Year, PositiveFloat]
 NonNegativeYearValue = NonNegativeFloat | dict[Year, NonNegativeFloat]
+# Ranges that keep every stage finite (issue 29): a value that passes validation runs.
+Availability = Annotated[float, Field(gt=0, le=1)]
+"""Share of owned units in service: above 0 (at 0 no unit ever works, and the cluster
+and rate arithmetic divides by it), at most 1."""
+TokensPerDay = Annotated[float, Field(ge=1.0, le=1e18)]
+"""At least one token a day (below it the lost-token rows underflow to NaN) and at most
+1e18 (about a million times 2025's largest deployments)."""
+TokensYearValue = TokensPerDay | dict[Year, TokensPerDay]
+UsdPerMtok = Annotated[float, Field(ge=0, le=1e6)]
+"""A token price of at most a million dollars per million tokens (larger ones overflow
+the workbook's revenue and IRR cells)."""
+UsdPerMtokYearValue = UsdPerMtok | dict[Year, UsdPerMtok]
+UsdPerKwh = Annotated[float, Field(gt=0, le=100)]
+"""An electricity price above 0 and at most 100 USD/kWh (a hundred times the dearest
+grid price)."""
+UsdPerKwhYearValue = UsdPerKwh | dict[Year, UsdPerKwh]
+TtftSeconds = Annotated[float, Field(gt=0, le=86_400)]
+"""A time-to-first-token target above 0 and at most a day (a longer one is no target:
+leave it out); beyond it the chunked-prefill budget is not finite."""
 PUE_UNIT = "facility power / IT power"
 FACILITY_UNIT = "USD per kW of IT load per year"
 
@@ -97,7 +116,7 @@ class Finance(_Section):
     pue: Annotated[float, meta(perf=False, unit=PUE_UNIT)] = Field(default=1.25, ge=1.0, le=3.0)
     """Power usage effectiveness: facility power / IT power."""
     electricity_usd_per_kwh: Annotated[
-        PositiveYearValue, meta(perf=False, unit="USD/kWh", fill="geometric")
+        UsdPerKwhYearValue, meta(perf=False, unit="USD/kWh", fill="geometric")
     ] = 0.07
     """Electricity price, USD per kWh (sites may override)."""
     facility_usd_per_kw_year: Annotated[
@@ -116,7 +135,7 @@ class Finance(_Section):
     fleet cannot run without them (they add about 11% to baseline's NPV); ``false``
     costs a unit at its list price and power alone (the hand-worked test scenarios do,
     to keep their arithmetic short). ``planner tco`` always counts them."""
-    availability: Annotated[Fraction, meta(perf=True, unit="share of units")] = 0.95
+    availability: Annotated[Availability, meta(perf=True, unit="share of units")] = 0.95
     """Fraction of installed units available for work (maintenance, spares); the perf
     model also shortens each training window by it."""
     capex_payment: Annotated[
@@ -156,7 +175,7 @@ class Site(_Section):
     """Facility power available (IT × PUE), MW; held from the last given year. With
     ``build`` or ``lease`` it is the capacity the site already has (absent = none)."""
     electricity_usd_per_kwh: Annotated[
-        PositiveYearValue | None,
+        UsdPerKwhYearValue | None,
         meta(
             perf=False,
             unit="USD/kWh",
@@ -486,7 +505,7 @@ class InferenceWorkload(_Section):
     kv_precision: Precision | None = None
     """KV-cache precision; default: the weight precision (fp8 when weights are fp4)."""
     tokens_per_day: Annotated[
-        PositiveYearValue, meta(perf=False, unit="output tokens/day", fill="geometric")
+        TokensYearValue, meta(perf=False, unit="output tokens/day", fill="geometric")
     ]
     """Output tokens per day (reasoning included); interpolated geometrically."""
     input_tokens_per_output_token: Annotated[
@@ -499,7 +518,7 @@ class InferenceWorkload(_Section):
         PositiveFloat, meta(perf=True, unit="tokens/s per user")
     ] = 30.0
     """Minimum decode speed each user sees, output tokens/s."""
-    slo_ttft_s: Annotated[PositiveFloat | None, meta(perf=True, unit="s")] = None
+    slo_ttft_s: Annotated[TtftSeconds | None, meta(perf=True, unit="s")] = None
     """Longest mean time to first token, seconds (absent: no TTFT target). Colocated
     serving then pushes prompts through a chunked-prefill budget per decode step;
     disaggregated serving sizes the prefill pool so prompts finish within it."""
@@ -529,26 +548,26 @@ class InferenceWorkload(_Section):
     ``objective: min_cost``: with too little capacity for everything, demand of a higher
     priority is served first."""
     price_usd_per_mtok: Annotated[
-        NonNegativeYearValue | None,
+        UsdPerMtokYearValue | None,
         meta(perf=False, unit="USD per million output tokens", fill="geometric"),
     ] = None
     """Blended price per million output tokens, their prompts included (instead of the
     three split prices). Absent with them: no revenue; ``objective: max_profit`` then
     serves this workload as much as the limits allow (must-serve)."""
     price_input_usd_per_mtok: Annotated[
-        NonNegativeYearValue | None,
+        UsdPerMtokYearValue | None,
         meta(perf=False, unit="USD per million input tokens", fill="geometric"),
     ] = None
     """Price per million uncached input (prompt) tokens; given with
     ``price_output_usd_per_mtok``."""
     price_cached_input_usd_per_mtok: Annotated[
-        NonNegativeYearValue | None,
+        UsdPerMtokYearValue | None,
         meta(perf=False, unit="USD per million input tokens", fill="geometric"),
     ] = None
     """Price per million input tokens read from the prefix cache (``cache_hit_rate``);
     default: the uncached input price."""
     price_output_usd_per_mtok: Annotated[
-        NonNegativeYearValue | None,
+        UsdPerMtokYearValue | None,
         meta(perf=False, unit="USD per million output tokens", fill="geometric"),
     ] = None
     """Price per million output tokens; given with ``price_input_usd_per_mtok``."""
