@@ -8,10 +8,11 @@ reached, decided in one place.
 path                   when
 =====================  ==================================================================
 one HiGHS instance     ``lp-first`` (``auto`` from 20,000 variables) with the default HiGHS
-                       and something to serve: :func:`solve_lexicographic` (service LP,
-                       cost LP with it held, rounding, service MILP, cost MILP; column
-                       generation on large models); when it ends without a plan, the rows
-                       below in the time left
+                       and something to serve: :func:`solve_problem` (service LP, cost LP
+                       with it held, rounding, service MILP, cost MILP; column generation
+                       on large models), on the array model (:mod:`.rows`), or on the
+                       Pyomo model when a build hook edits it; when it ends without a
+                       plan, the rows below in the time left
 one stage              otherwise, first: every unmet slack held at 0; a plan is the
                        lexicographic optimum
 two stages             the service stage, then the cost stage with its service held; after
