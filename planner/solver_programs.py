@@ -9,9 +9,10 @@ its absolute path:
 * only in the absolute directories of ``PATH`` — never the current directory, a
   relative or empty ``PATH`` entry (which means the current directory), or a
   directory that is the current one;
-* only a regular file (a symbolic link counts by its target) that is executable and
-  that neither its group nor others may write, in a directory others may not write
-  (anyone who can write either could swap the program).
+* only a regular file (a symbolic link counts by its target) that is executable,
+  belongs to root or the current user, and that neither its group nor others may
+  write, in directories (the link's and the target's) neither group nor others may
+  write, sticky or not (anyone who can write either could swap or plant the program).
 
 The default solver, ``highs``, runs in-process through highspy and runs no program;
 so do ``highs-pyomo`` and the ``*_direct`` / ``*_persistent`` interfaces.
@@ -40,7 +41,6 @@ def _unsafe(path: Path) -> str | None:
     try:
         target = path.resolve(strict=True)
         info = target.stat()
-        folder = target.parent.stat()
     except OSError:
         return "cannot be read"
     if not stat.S_ISREG(info.st_mode):
@@ -49,8 +49,16 @@ def _unsafe(path: Path) -> str | None:
         return "is not executable"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return "may be written by others"
-    if folder.st_mode & stat.S_IWOTH and not folder.st_mode & stat.S_ISVTX:
-        return "is in a folder others may write"
+    if info.st_uid not in (0, os.getuid()):
+        return "belongs to another user"
+    for place in {target.parent, path.parent}:  # the target's folder and the link's
+        try:
+            mode = place.stat().st_mode
+        except OSError:
+            return "is in a folder that cannot be read"
+        # a sticky bit stops deleting others' files, not adding one: still refused
+        if mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return "is in a folder others may write"
     return None
 
 

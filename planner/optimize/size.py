@@ -62,6 +62,9 @@ PER_SALE = 2.7
 """An early-sale option ``sell[h,s,v,p]`` (``finance.sell_early``): its fleet balance
 and sales rows, and the purchase's extra term (fitted: 2.3-2.7 on baseline yearly and
 quarterly)."""
+PER_EXISTING_ENTRY = 4.0
+"""An existing or on-order cohort in a period it is alive: its ``kept`` variable in the
+fleet balance, the no-return and start rows (fitted: 3.6 on 30 cohorts × 120 months)."""
 PER_MENU_CHOICE_BASE = 2.0
 """A cluster choice ``z_train[r,h,s,u,p]`` of a run with ``duration_days``: its choice
 and completion terms, plus one per period it covers (its occupancy rows)."""
@@ -95,6 +98,8 @@ class SizeEstimate:
     procurement_nonzeros: int = 0
     """Nonzeros of committed rentals, datacenter blocks and leases: each option in every
     period of its term or life (:func:`_procurement_nonzeros`)."""
+    existing_entries: int = 0
+    """(existing or on-order cohort, period it is alive in the horizon)."""
 
     @property
     def nonzeros(self) -> int:
@@ -107,6 +112,7 @@ class SizeEstimate:
             + PER_SALE * self.sale_options
             + self.menu_nonzeros
             + self.procurement_nonzeros
+            + PER_EXISTING_ENTRY * self.existing_entries
         )
 
     def drivers(self) -> str:
@@ -147,10 +153,16 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
     never_owned = cloud_only | {  # and those the scenario allows no purchase of
         h.id for h in scenario.hardware if max_units_rent_only(h.max_units_per_year)
     }
+    held_at = {(c.hardware, c.site) for c in scenario.existing_fleet}  # owned, not bought
+    held_at |= {(c.hardware, c.site) for c in scenario.on_order}
     site_count = {
-        h.id: 0 if h.id in never_owned else len(h.sites or sites) for h in scenario.hardware
+        h.id: sum(1 for s in (h.sites or sites) if (h.id, s) in held_at)
+        if h.id in never_owned
+        else len(h.sites or sites)
+        for h in scenario.hardware
     }
     places = sum(n + (h in rented or h in never_owned) for h, n in site_count.items())
+    bought = {h: 0 if h in never_owned else n for h, n in site_count.items()}
     roles = 2 if scenario.serving == "disaggregated" else 1
     workloads = serving_workloads(scenario)
     demand_periods = sum(
@@ -162,9 +174,10 @@ def estimate_size(scenario: Scenario) -> SizeEstimate:
         for r in scenario.training
     )
     return SizeEstimate(
-        sale_options=_sale_options(scenario, site_count) if scenario.finance.sell_early else 0,
+        sale_options=_sale_options(scenario, bought) if scenario.finance.sell_early else 0,
         menu_nonzeros=_menu_nonzeros(scenario, places),
         procurement_nonzeros=_procurement_nonzeros(scenario),
+        existing_entries=_existing_entries(scenario),
         periods=periods,
         hardware=len(scenario.hardware),
         sites=len(sites),
@@ -206,6 +219,25 @@ def _menu_nonzeros(scenario: Scenario, places: int) -> int:
         choices = run.cluster_menu_sizes * places * max(0, years) * per_year
         total += choices * (PER_MENU_CHOICE_BASE + covered)
     return round(total)
+
+
+def _existing_entries(scenario: Scenario) -> int:
+    """Each existing cohort's periods alive inside the horizon (installed year plus the
+    hardware's life), and each on-order cohort's from its delivery to the horizon end."""
+    horizon = scenario.horizon
+    per_year = horizon.periods_per_year
+    periods = horizon.period_count
+    specs = hardware_specs(scenario)
+    count = 0
+    for cohort in scenario.existing_fleet:
+        spec = specs.get(cohort.hardware)
+        life = spec.lifetime_years if spec is not None else horizon.years
+        alive = (cohort.installed + life - horizon.start) * per_year
+        count += max(0, min(periods, round(alive)))
+    for order in scenario.on_order:
+        year = order.delivery if isinstance(order.delivery, int) else order.delivery.year
+        count += max(0, min(periods, (horizon.end - max(year, horizon.start) + 1) * per_year))
+    return count
 
 
 def _procurement_nonzeros(scenario: Scenario) -> int:

@@ -55,6 +55,33 @@ def test_the_estimate_is_within_1_5x_of_the_built_model(
     assert real / 1.5 <= estimate <= real * 1.5, (feature, per_year, sell, estimate, real)
 
 
+@pytest.mark.parametrize("rent_only", [True, False], ids=["rent-only type", "purchasable"])
+def test_existing_cohorts_count(tmp_path: Path, rent_only: bool) -> None:
+    """30 existing cohorts of h100 at three sites, alive for all 120 months of a
+    10-year monthly horizon: 3,600 kept entries (and their sites' fleet rows even when
+    the type may not be bought), within 1.5x of the built model; they were not counted
+    (11x low)."""
+    cohorts = "".join(
+        f"  - {{hardware: h100-hgx, site: {site}, units: 10, installed: {year}}}\n"
+        for site in ("dc", "dc2", "dc3")
+        for year in range(2016, 2026)
+    )
+    cap = ", max_units_per_year: 0" if rent_only else ""
+    path = tmp_path / "cohorts.yaml"
+    path.write_text(
+        f"extends: {ROOT / 'tests' / 'scenarios' / 'sell_existing.yaml'}\n"
+        "horizon: {start: 2026, years: 10, periods_per_year: 12}\n"
+        f"hardware: [{{id: h100-hgx, price_decline_per_year: 0, lifetime_years: 20{cap}}}]\n"
+        "sites: [{name: dc, power_cap_mw: 10}, {name: dc2, power_cap_mw: 10}, "
+        "{name: dc3, power_cap_mw: 10}]\n"
+        f"existing_fleet:\n{cohorts}"
+    )
+    scenario = load_scenario(path)
+    assert estimate_size(scenario).existing_entries == 30 * 120
+    real = len(build_rows(build_data(scenario, *throughput(scenario))).index)
+    assert real / 1.5 <= estimate_size(scenario).nonzeros <= real * 1.5
+
+
 def test_a_small_file_with_early_sales_over_decades_is_refused_before_building(
     tmp_path: Path,
 ) -> None:

@@ -108,6 +108,8 @@ def test_a_safe_program_on_path_is_named_by_its_absolute_path(
         (0o775, 0o755, "may be written by others"),
         (0o644, 0o755, "is not executable"),
         (0o755, 0o777, "is in a folder others may write"),
+        (0o755, 0o1777, "is in a folder others may write"),  # sticky: others may add
+        (0o755, 0o775, "is in a folder others may write"),  # its group may
     ],
 )
 def test_a_program_others_may_change_is_refused(

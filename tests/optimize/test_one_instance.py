@@ -17,6 +17,7 @@ from hand_cases import PEAK_8B, PER_UNIT, fresh_lps, load
 
 from planner.optimize import build_data, build_model, round_plan
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
+from planner.optimize.solvers.instance import Problem
 from planner.optimize.solvers.lexicographic import COST_UNMINIMISED, cap, solve_lexicographic
 from planner.pipeline import ONE_INSTANCE, build_and_solve, plan, solver_options, throughput
 from planner.results.checker import check_plan
@@ -206,3 +207,65 @@ def test_the_time_guard_s_cost_is_the_plan_s_when_no_cost_lp_finishes(
         result.headline["npv_cost_usd"], rel=1e-9
     )
     assert check_plan(result) == []
+
+
+def _tiny_problem(cap_units: float) -> Problem:
+    """One whole decision n (units, at most 10), work x ≤ 0.6 n serving a demand of 1
+    with an unmet slack u, cost n, and n ≤ ``cap_units``:
+    rows x + u = 1, x − 0.6 n ≤ 0, n ≤ cap."""
+    import numpy as np
+
+    from planner.optimize.solvers.handoff import Arrays
+
+    arrays = Arrays(
+        columns=["n", "x", "u"],
+        rows={},
+        col_lower=np.zeros(3),
+        col_upper=np.array([10.0, 1.0, 1.0]),
+        cost=np.array([0.0, 0.0, 1.0]),  # the service objective: u
+        offset=0.0,
+        maximise=False,
+        row_lower=np.array([1.0, -np.inf, -np.inf]),
+        row_upper=np.array([1.0, 0.0, cap_units]),
+        start=np.array([0, 2, 4, 5], dtype=np.int32),
+        index=np.array([1, 2, 1, 0, 0], dtype=np.int32),
+        value=np.array([1.0, 1.0, 1.0, -0.6, 1.0]),
+        integers=np.array([0], dtype=np.int32),
+    )
+
+    def round_whole(values: np.ndarray, up: bool) -> np.ndarray:
+        out = values.copy()
+        out[0] = np.ceil(out[0] - 1e-9) if up else np.floor(out[0] + 1e-9)
+        return out
+
+    return Problem(arrays, np.array([1.0, 0.0, 0.0]), np.array([2]), round_whole, lambda _v: None)
+
+
+def test_a_bound_found_with_every_slack_at_0_never_bounds_a_plan_that_uses_them() -> None:
+    """By hand, n ≤ 1.7: the LP serves all with n = 1/0.6 = 1.667 (s* = 0, c* = 1.667);
+    whole n is 1 (2 breaks the cap), which serves 0.6 and leaves u = 0.4 at cost 1. The
+    cost of serving all (1.667) is no bound on that plan: the bound is the LP with the
+    service held at 0.4, n ≥ 1, so cost 1 (it was reported as 1.667, above the plan)."""
+    from planner.optimize.solvers.lexicographic import solve_problem
+    from planner.optimize.solvers.types import SolverOptions
+
+    found = solve_problem(_tiny_problem(1.7), SolverOptions(mip_gap=1e-4, time_limit_s=10))
+    assert found is not None and found.service_lp == pytest.approx(0.0, abs=1e-9)
+    assert found.cost.objective == pytest.approx(1.0)
+    assert found.cost.bound is not None and found.cost.bound <= found.cost.objective
+    assert found.cost.bound == pytest.approx(1.0, rel=1e-5)
+
+
+def test_a_tiny_but_nonzero_s_star_holds_the_row_rather_than_every_slack_at_0() -> None:
+    """n ≤ 1.6666665: the LP leaves 1e-7 unserved (s* within the held row's tolerance of
+    0, not 0), so every slack at 0 is infeasible; the cost LP holds the row instead and
+    the plan is costed and bounded (it was the time guard's, 'cost not minimised')."""
+    from planner.optimize.solvers.lexicographic import COST_UNMINIMISED, solve_problem
+    from planner.optimize.solvers.types import SolverOptions
+
+    options = SolverOptions(mip_gap=1e-4, time_limit_s=10)
+    found = solve_problem(_tiny_problem(1.6666665), options)
+    assert found is not None and 0 < found.service_lp < 1e-6
+    assert found.cost.termination != COST_UNMINIMISED
+    assert found.cost.objective == pytest.approx(1.0)
+    assert found.cost.bound is not None and found.cost.bound <= found.cost.objective

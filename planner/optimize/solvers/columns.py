@@ -73,8 +73,9 @@ class Pool:
         count = len(self.full)
         column = np.repeat(np.arange(count), np.diff(self.start))
         terms = self.value * row_dual[self.row]
-        priced = np.bincount(column, weights=terms, minlength=count) + extra * extra_dual
-        size = np.bincount(column, weights=np.abs(terms), minlength=count)
+        priced = np.bincount(column, weights=terms, minlength=count).astype(float)
+        priced += extra * extra_dual
+        size = np.bincount(column, weights=np.abs(terms), minlength=count).astype(float)
         size += np.abs(extra * extra_dual) + np.abs(costs)
         reduced = (costs - priced) / (1.0 + size)
         negative = np.flatnonzero(self.waiting & (reduced < -TOLERANCE))

@@ -174,12 +174,20 @@ def solve_problem(
     service_seconds = service_lp_seconds = time.perf_counter() - started
     log.info("lexicographic lp-first: service LP %.6g in %.1f s", service_lp, service_seconds)
     started = time.perf_counter()
-    one.serve_all(service_lp <= SERVICE_ABSOLUTE)
+    zeroed = service_lp <= SERVICE_ABSOLUTE  # everything can be served: no slack at all
+    one.serve_all(zeroed)
     one.hold(cap(service_lp))
     one.objective("cost")
     # The service LP's basis stays primal feasible (the new row holds at its optimum)
     # but not dual feasible for the new objective: primal simplex from it.
-    if not one.lp(share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX):
+    done = one.lp(share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX)
+    infeasible = highs.getModelStatus() == hs.highspy().HighsModelStatus.kInfeasible
+    if not done and zeroed and infeasible:  # 0 < s* ≤ the tolerance: the held row alone
+        log.info("lexicographic lp-first: s* %.3g is not 0; slacks freed, row held", service_lp)
+        one.serve_all(False)
+        zeroed = False
+        done = one.lp(share(deadline, COST_LP_SHARE), "simplex", PRIMAL_SIMPLEX)
+    if not done:
         log.info("lexicographic lp-first: the cost LP ended %s", highs.getModelStatus())
         guard = service_plan(one, service_warm, deadline)
         ints = bridge.integers
@@ -224,25 +232,29 @@ def solve_problem(
             one, plan, service_lp, service_gap, deadline
         )
         service_seconds += time.perf_counter() - milp_started
-    bound = cost_lp
+    bound: float | None = cost_lp
     if service_value > cap(service_lp):
-        bound = cost_lp + row_dual * (cap(service_value) - cap(service_lp))
+        # With every slack at 0 (zeroed), c* bounds only plans that serve everything,
+        # not this one, and the row's dual says nothing of the slacks: no bound but the
+        # re-solve with them free.
+        bound = None if zeroed else cost_lp + row_dual * (cap(service_value) - cap(service_lp))
+        one.serve_all(False)
         one.restore(cost_warm)
         one.hold(cap(service_value))
         if one.lp(deadline, "simplex", DUAL_SIMPLEX):
-            bound = max(bound, one.value())
+            bound = one.value() if bound is None else max(bound, one.value())
         else:
             log.info("lexicographic lp-first: bound re-solve %s", highs.getModelStatus())
-    gap = abs(objective - bound) / max(abs(objective), 1e-9)
+    bound, gap = _checked(objective, bound)
     log.info(
-        "lexicographic lp-first: rounded plan %.6g (service %.6g), bound %.6g, gap %.4f%%",
+        "lexicographic lp-first: rounded plan %.6g (service %.6g), bound %s, gap %s",
         objective,
         service_value,
-        bound,
-        gap * 100,
+        "unknown" if bound is None else f"{bound:.6g}",
+        "unknown" if gap is None else f"{gap:.4%}",
     )
     status, termination = SolveStatus.OPTIMAL, "convergenceCriteriaSatisfied"
-    if gap > (options.mip_gap or 0.0):
+    if gap is None or gap > (options.mip_gap or 0.0):
         hs.set_integrality(bridge, True)
         one.hold(cap(service_value))
         start = hs.highspy().HighsSolution()
@@ -251,14 +263,18 @@ def solve_problem(
         hs.run(bridge, options, deadline)
         found, termination = hs.status(bridge)
         info = highs.getInfo()
+        exact = one.exact  # as the MILP ran: pricing after it does not make its bound one
+        milp_bound = float(info.mip_dual_bound)
+        counted = exact and info.mip_node_count >= 0 and np.isfinite(milp_bound)
         if found.has_solution and info.objective_function_value < objective:
             objective = float(info.objective_function_value)
             values = list(highs.getSolution().col_value)
             objective, values = repriced(one, objective, values, service_value, deadline)
-        if one.exact and info.mip_node_count >= 0 and np.isfinite(info.mip_dual_bound):
-            bound = max(bound, float(info.mip_dual_bound))
-        gap = abs(objective - bound) / max(abs(objective), 1e-9)
-        status = SolveStatus.OPTIMAL if gap <= (options.mip_gap or 0.0) else SolveStatus.FEASIBLE
+        if counted:
+            bound = milp_bound if bound is None else max(bound, milp_bound)
+        bound, gap = _checked(objective, bound)
+        proved = gap is not None and gap <= (options.mip_gap or 0.0)
+        status = SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE
     else:
         hs.set_integrality(bridge, True)
     cost_seconds = time.perf_counter() - started - (service_seconds - service_lp_seconds)
@@ -279,6 +295,19 @@ def solve_problem(
         nonzeros=bridge.nonzeros,
     )
     return Lexicographic(result, service, service_lp, cost_lp, one.columns(), one.full(values))
+
+
+def _checked(objective: float, bound: float | None) -> tuple[float | None, float | None]:
+    """(bound, relative gap) of a plan costing ``objective``; both None when there is no
+    bound, or when it lies above the plan's cost (then it bounds no such plan: a warning,
+    not a negative gap hidden by an absolute value)."""
+    if bound is None:
+        return None, None
+    gap = (objective - bound) / max(abs(objective), 1e-9)
+    if gap < -1e-9:
+        log.warning("lexicographic lp-first: bound %.9g above the plan's %.9g", bound, objective)
+        return None, None
+    return bound, max(gap, 0.0)
 
 
 def _service_result(
