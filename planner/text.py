@@ -13,6 +13,11 @@ from __future__ import annotations
 
 import unicodedata
 
+MAX_TEXT_CHARS = 20_000
+"""The longest text a scenario file may hold in one field (a description, a source, a
+note): ten pages; longer text only makes every stage that prints or wraps it slow (a
+10 MB description took 29 s to lay out in the workbook's Summary)."""
+
 UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 """Unicode categories a name may not hold."""
 

@@ -113,11 +113,20 @@ def read_results(path: Path) -> list[Row]:
         while raw := handle.readline(MAX_ROW_BYTES):
             try:
                 row = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                continue
-            if isinstance(row, dict) and "task_id" in row:
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                continue  # not a row this planner wrote (a 5,000-deep list, say)
+            if _is_row(row):
                 rows.append(row)
     return rows
+
+
+def _is_row(row: Any) -> bool:
+    """A result row as this planner writes them: a mapping with an integer ``task_id``
+    and a text ``task_key`` (anything else in a results file is skipped, not trusted)."""
+    if not isinstance(row, dict):
+        return False
+    task_id, key = row.get("task_id"), row.get("task_key")
+    return isinstance(task_id, int) and not isinstance(task_id, bool) and isinstance(key, str)
 
 
 def write_rows(path: Path, rows: Sequence[Row]) -> None:

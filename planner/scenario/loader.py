@@ -74,8 +74,29 @@ def _read_merged(path: Path, chain: tuple[Path, ...]) -> tuple[dict[str, Any], O
                     path="extends", message="expected a file path", line=lines.get(("extends",))
                 ),
             )
-        base_path = (path.parent / base_name).resolve()
-        if not base_path.exists():
+        unusable = None
+        if "\0" in base_name or not base_name.strip():
+            unusable = "a file path cannot hold a NUL byte or be empty"
+        elif any(len(part.encode("utf-8", "replace")) > 255 for part in Path(base_name).parts):
+            unusable = "a file name longer than 255 bytes cannot exist"
+        if unusable is not None:
+            raise InputError(
+                file,
+                Problem(
+                    path="extends",
+                    message=unusable,
+                    found=repr(base_name)[:80],
+                    line=lines.get(("extends",)),
+                    hint="extends: is a path relative to this file, e.g. baseline.yaml",
+                ),
+            )
+        try:
+            base_path = (path.parent / base_name).resolve()
+            found = base_path.exists()
+        except (OSError, ValueError):
+            found = False
+            base_path = path.parent / base_name
+        if not found:
             raise InputError(
                 file,
                 Problem(

@@ -30,7 +30,7 @@ from planner.scenario.procurement import (
     DatacenterLease,
     complete_procurement,
 )
-from planner.text import printable_name
+from planner.text import MAX_TEXT_CHARS, printable_name
 from planner.units import SOLVER_NAMES
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -677,7 +677,7 @@ class ThroughputScale(_Section):
 class Scenario(_Section):
     name: Name
     """Scenario id (shown in results)."""
-    description: str = ""
+    description: Annotated[str, Field(max_length=MAX_TEXT_CHARS)] = ""
     """What this scenario represents."""
     extends: str | None = None
     """Path of a base scenario (relative to this file); ``overrides`` apply on top."""

@@ -7,7 +7,8 @@ fills in the blanks builds billions of cells. So:
 * the file is read through :func:`planner.safe_io.read_bytes` (a regular file of at
   most ``MAX_BYTES``);
 * before openpyxl sees it, the zip's members are checked: at most ``MAX_MEMBERS``,
-  declared sizes summing to at most ``MAX_UNPACKED`` bytes, no member (over 1 MB)
+  declared sizes summing to at most ``MAX_UNPACKED`` bytes, the parts openpyxl reads
+  whole (styles, shared strings) within ``PART_LIMITS``, no member (over 1 MB)
   inflating more than ``MAX_RATIO`` times, and every member inflated in full once
   (with the running total capped) so the declared sizes cannot lie;
 * openpyxl reads in read-only (streaming) mode, only the sheets the layout names,
@@ -36,6 +37,11 @@ MAX_MEMBERS = 1_000
 MAX_UNPACKED = 100_000_000
 """Bytes of all parts unpacked."""
 MAX_RATIO = 100
+PART_LIMITS = {"xl/styles.xml": 1_000_000, "xl/sharedStrings.xml": 5_000_000}
+"""Parts openpyxl parses whole even when streaming, unpacked bytes: a 2.5 MB workbook
+whose styles and shared strings filled the general limit took 69 s and 1.6 GB to
+read. A workbook `planner template` writes holds 4 KB of styles and no shared strings;
+one saved by Excel or LibreOffice some tens of KB."""
 """How many times a part (over 1 MB unpacked) may inflate."""
 MAX_ROWS = 100_000
 """Rows of one sheet (the last row with a value)."""
@@ -69,6 +75,16 @@ def check_zip(raw: bytes, file: str) -> None:
                 "remove unused sheets, images and formatting, or write a fresh workbook "
                 "with `planner template`",
             )
+        for member in members:
+            limit = PART_LIMITS.get(member.filename)
+            if limit is not None and member.file_size > limit:
+                raise _refuse(
+                    file,
+                    f"part {member.filename} unpacks to {member.file_size:,} bytes; at most "
+                    f"{limit:,} (it is read whole)",
+                    "remove unused cell styles and text, or write a fresh workbook with "
+                    "`planner template`",
+                )
         total = 0
         for member in members:
             ratio = member.file_size // max(member.compress_size, 1)
@@ -78,10 +94,18 @@ def check_zip(raw: bytes, file: str) -> None:
                     f"part {member.filename[:80]!r} inflates {ratio:,} times; at most "
                     f"{MAX_RATIO} (a zip bomb?)",
                 )
+            limit = PART_LIMITS.get(member.filename)
             try:
                 with archive.open(member) as part:
+                    size = 0
                     while chunk := part.read(1 << 16):
                         total += len(chunk)
+                        size += len(chunk)
+                        if limit is not None and size > limit:  # it declared less
+                            raise _refuse(
+                                file,
+                                f"part {member.filename} unpacks to more than {limit:,} bytes",
+                            )
                         if total > MAX_UNPACKED:
                             raise _refuse(
                                 file, f"the workbook unpacks to more than {MAX_UNPACKED:,} bytes"

@@ -17,6 +17,7 @@ import yaml
 
 from planner import safe_io
 from planner.errors import InputError, Problem
+from planner.text import MAX_TEXT_CHARS
 
 MAX_BYTES = 5_000_000
 MAX_DEPTH = 40
@@ -65,38 +66,63 @@ def _check_size(node: yaml.Node) -> None:
             stack.extend((item, depth + 1) for item in current.value)
 
 
+def _key_value(key: yaml.ScalarNode, loader: yaml.SafeLoader) -> Any:
+    """A mapping key as YAML parses it (``0x7EB``, ``2_027`` and ``2027`` are the int
+    2027), or its text when it does not parse; hashable either way."""
+    try:
+        value = loader.construct_object(key)
+        hash(value)
+    except Exception:  # an unparsable or unhashable key: compare its text
+        return ("text", key.value)
+    return value
+
+
 def _duplicate_keys(root: yaml.Node) -> list[Problem]:
     """A problem for each key given twice in one mapping (YAML would keep the last)."""
     problems: list[Problem] = []
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, str]] = [(root, "")]
+    loader = yaml.SafeLoader("")  # parses keys only (scalars: no aliases, no objects)
     while stack:
         node, here = stack.pop()
         if id(node) in seen:  # an alias: already checked
             continue
         seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
-            first: dict[str, int] = {}
+            first: dict[Any, tuple[int, str]] = {}
             for key, value in node.value:
                 if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
                     continue
                 path = f"{here}.{key.value}" if here else str(key.value)
                 line = key.start_mark.line + 1
-                if key.value in first:
+                same = _key_value(key, loader)  # 0x7EB and 2027: one key once parsed
+                if same in first:
+                    line_before, spelled = first[same]
+                    also = "" if spelled == key.value else f", spelled {spelled!r}"
                     problems.append(
                         Problem(
                             path=path,
                             message=f"key {key.value!r} is given twice "
-                            f"(also on line {first[key.value]})",
+                            f"(also on line {line_before}{also})",
                             line=line,
                             hint="keep one of them; YAML would silently drop the first",
                         )
                     )
                 else:
-                    first[key.value] = line
+                    first[same] = (line, key.value)
                 stack.append((value, path))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((item, f"{here}[{i}]") for i, item in enumerate(node.value))
+        elif isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_TEXT_CHARS:
+            problems.append(
+                Problem(
+                    path=here,
+                    message=f"text of {len(node.value):,} characters, longer than any field "
+                    f"takes ({MAX_TEXT_CHARS:,})",
+                    line=node.start_mark.line + 1,
+                    hint="shorten it, or keep long notes in a file of their own",
+                )
+            )
     problems.sort(key=lambda p: p.line or 0)
     return problems
 
