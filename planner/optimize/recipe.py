@@ -265,21 +265,11 @@ def _one_instance(
         left = _time_available(options)
         if left is not None and left < 1.0:  # no time for the two stages either
             log.warning("one HiGHS instance found no plan in the time limit")
-            none = SolveResult(
-                SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.0, options.name
-            )
-            timings = {
-                "build_seconds": build_seconds,
-                "handoff_seconds": None,
-                "strategy": "lp-first",
-            }
-            stopped = {
-                **timings,
-                **size,
-                "service_path": SolvePath.ONE_INSTANCE,
-                "lost_seconds": None,
-            }
-            return none, None, stopped, none
+            stop = (SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.0, options.name)
+            none = SolveResult(*stop)
+            path = {"service_path": SolvePath.ONE_INSTANCE, "lost_seconds": None}
+            spent = {"build_seconds": build_seconds, "handoff_seconds": None}
+            return none, None, {**spent, "strategy": "lp-first", **size, **path}, none
         log.warning("one HiGHS instance found no plan: the two stages in the time left")
         return None
     started = time.perf_counter()
