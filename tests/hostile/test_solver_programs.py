@@ -134,3 +134,27 @@ def test_a_link_counts_by_its_target(tmp_path: Path, monkeypatch: pytest.MonkeyP
     target.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
     (tmp_path / "writable").chmod(0o755)
     assert solver_executable("cbc") == target.resolve()
+
+
+def test_a_workbook_naming_cbc_runs_no_planted_program(sent_folder: tuple[Path, Path]) -> None:
+    """The assumptions workbook's solver sheet is a route too: a workbook made from the
+    sent scenario says cbc, and running it runs none of the planted programs."""
+    folder, marker = sent_folder
+    template = ["template", "--from", "scenario.yaml", "--out", "book.xlsx"]
+    made = subprocess.run(
+        [sys.executable, "-m", "planner", *template],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert not marker.exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "run", "book.xlsx", "--out", "plan.xlsx"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "never run" in done.stderr and "Traceback" not in done.stderr
+    assert not marker.exists() and not (folder / "plan.xlsx").exists()
