@@ -4,6 +4,7 @@ relaxation and the relief re-solves, each built and solved on its own."""
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -65,7 +66,8 @@ def _array_duals(relaxed: ModelData, options: SolverOptions) -> dict[str, dict[A
         bridge.highs.setOptionValue("threads", options.threads)
     left = deadline.remaining()
     limit = options.time_limit_s if left is None else min(left, options.time_limit_s or left)
-    hs.run(bridge, replace(options, mip_gap=None), None if limit is None else _now() + limit)
+    until = None if limit is None else time.perf_counter() + limit
+    hs.run(bridge, replace(options, mip_gap=None), until)
     status, _ = hs.status(bridge)
     if status != SolveStatus.OPTIMAL:
         log.warning("LP relaxation ended %s: no shadow prices", status.value)
@@ -76,9 +78,3 @@ def _array_duals(relaxed: ModelData, options: SolverOptions) -> dict[str, dict[A
         for name, block in rows.rows.items()
         if name in DUAL_ROWS and block.keys
     }
-
-
-def _now() -> float:
-    import time
-
-    return time.perf_counter()

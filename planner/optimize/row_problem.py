@@ -13,6 +13,7 @@ paths give the same plan (``tests/optimize/test_row_problem.py``).
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from planner.optimize.extract import ZERO, Solution
 from planner.optimize.roles import ROLES, Kind, Part, Rounding, families
 from planner.optimize.rows import RowModel
 from planner.optimize.solvers.instance import Problem
-from planner.optimize.strategy import ROUNDING_SLACK
+from planner.optimize.strategy import chosen_clusters, chosen_menu, whole
 from planner.units import USD_SCALE
 
 
@@ -34,40 +35,23 @@ def _span(rows: RowModel, family: str) -> slice:
 
 
 def round_columns(rows: RowModel, values: np.ndarray, up: bool) -> np.ndarray:
-    """``values`` with every whole and choice family made whole by its rounding rule
-    (:func:`planner.optimize.strategy.round_plan`'s, in the same order and with the
-    same ties: the first cluster with the most work, the first menu choice with the
-    largest value)."""
+    """``values`` with every whole and choice family made whole by
+    :func:`planner.optimize.strategy.round_plan`'s rules (the same functions, on a
+    column vector instead of Pyomo variables)."""
     out = np.array(values, dtype=np.double)
-    for name in families(rounding=Rounding.DOWN):
+    for name, direction in (
+        *((f, False) for f in families(rounding=Rounding.DOWN)),
+        *((f, up) for f in families(rounding=Rounding.UP_OR_DOWN)),
+    ):
         part = _span(rows, name)
-        out[part] = np.maximum(np.floor(out[part] + ROUNDING_SLACK), 0.0)
-    for name in families(rounding=Rounding.UP_OR_DOWN):
-        part = _span(rows, name)
-        whole = np.ceil(out[part] - ROUNDING_SLACK) if up else np.floor(out[part] + ROUNDING_SLACK)
-        out[part] = np.maximum(whole, 0.0)
-    x_train, y_block = rows.columns["x_train"], rows.columns["y"]
-    work: dict[tuple, float] = {}
-    for i, (r, h, s, _) in enumerate(x_train.keys):
-        work[(r, h, s)] = work.get((r, h, s), 0.0) + float(out[x_train.start + i])
-    for key in y_block.keys:
-        work.setdefault(key, 0.0)
-    best: dict[str, tuple[float, tuple]] = {}
-    for (r, h, s), done in work.items():
-        if done > best.get(r, (-1.0, ()))[0]:
-            best[r] = (done, (r, h, s))
-    chosen = {key for _, key in best.values()}
-    for i, key in enumerate(y_block.keys):
-        out[y_block.start + i] = 1.0 if key in chosen else 0.0
-    z_block = rows.columns["z_train"]
-    picks: dict[tuple, tuple[float, tuple]] = {}
-    for i, key in enumerate(z_block.keys):
-        value = float(out[z_block.start + i])
-        if key[:3] in chosen and value > picks.get(key[:3], (-1.0, ()))[0]:
-            picks[key[:3]] = (value, key)
-    picked = {key for _, key in picks.values()}
-    for i, key in enumerate(z_block.keys):
-        out[z_block.start + i] = 1.0 if key in picked else 0.0
+        out[part] = [whole(v, direction) for v in out[part]]
+    x_train, y_block, z_block = (rows.columns[f] for f in ("x_train", "y", "z_train"))
+    work = zip(x_train.keys, out[_span(rows, "x_train")].tolist(), strict=True)
+    chosen = chosen_clusters(work, y_block.keys)
+    out[_span(rows, "y")] = [1.0 if key in chosen else 0.0 for key in y_block.keys]
+    menu = zip(z_block.keys, out[_span(rows, "z_train")].tolist(), strict=True)
+    picked = chosen_menu(menu, chosen)
+    out[_span(rows, "z_train")] = [1.0 if key in picked else 0.0 for key in z_block.keys]
     return out
 
 
@@ -92,6 +76,9 @@ def row_problem(rows: RowModel, data: ModelData) -> Problem:
         held=np.array([position[key] for key, _ in held], dtype=np.int64),
         groups=np.array(groups, dtype=np.int64),
     )
+
+
+SOLUTION_FAMILIES = tuple(f.name for f in fields(Solution) if f.name in ROLES)
 
 
 def _family_values(rows: RowModel, values: np.ndarray, family: str, whole: bool) -> dict:
@@ -120,24 +107,9 @@ def solution_of(rows: RowModel, data: ModelData, values: np.ndarray) -> Solution
         values[lost.start + i] = lost_charged(
             u, data.demand_peak[(*key, "output")], data.peak_to_average[key[0]]
         )
-    whole = {f: ROLES[f].kind != Kind.CONTINUOUS and not data.relax for f in ROLES}
-    by = {f: _family_values(rows, values, f, whole[f]) for f in ROLES if f != "installed"}
+    whole_family = {f: ROLES[f].kind != Kind.CONTINUOUS and not data.relax for f in ROLES}
+    # every family a Solution holds (the stock ``installed`` follows from them)
+    by = {f: _family_values(rows, values, f, whole_family[f]) for f in SOLUTION_FAMILIES}
     cost = float(rows.objectives["cost"] @ values) * USD_SCALE
-    return Solution(
-        buy=by["buy"],
-        kept=by["kept"],
-        rent=by["rent"],
-        y=by["y"],
-        x_train=by["x_train"],
-        z_train=by["z_train"],
-        x_inf=by["x_inf"],
-        unmet_inf=by["unmet_inf"],
-        lost_inf={k: v for k, v in by["lost_inf"].items() if v >= ZERO},
-        unmet_train=by["unmet_train"],
-        commit=by["commit"],
-        dc_build=by["dc_build"],
-        dc_lease=by["dc_lease"],
-        cost_usd=cost,
-        sell=by["sell"],
-        sell_existing=by["sell_existing"],
-    )
+    by["lost_inf"] = {k: v for k, v in by["lost_inf"].items() if v >= ZERO}
+    return Solution(**by, cost_usd=cost)

@@ -23,6 +23,7 @@ See bench/README.md for the numbers.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import pyomo.environ as pyo
 
@@ -45,6 +46,38 @@ def resolve(strategy: str, solver: str, variables: int, relax: bool) -> str:
     return strategy
 
 
+def whole(value: float, up: bool) -> float:
+    """An LP value made whole: up to the next unit (``up``), else down; never below 0."""
+    rounded = math.ceil(value - ROUNDING_SLACK) if up else math.floor(value + ROUNDING_SLACK)
+    return float(max(rounded, 0))
+
+
+def chosen_clusters(work: Iterable[tuple[tuple, float]], choices: Iterable[tuple]) -> set[tuple]:
+    """Each run's (run, hardware, place) that did most of its work in the LP: ``work``
+    is ((r, h, s, t), units) of the training assignments, ``choices`` the (r, h, s)
+    keys; the first in that order wins a tie."""
+    done: dict[tuple, float] = {}
+    for (r, h, s, _), units in work:
+        done[(r, h, s)] = done.get((r, h, s), 0.0) + units
+    for key in choices:
+        done.setdefault(key, 0.0)
+    best: dict[str, tuple[float, tuple]] = {}
+    for (r, h, s), units in done.items():
+        if units > best.get(r, (-1.0, ()))[0]:
+            best[r] = (units, (r, h, s))
+    return {key for _, key in best.values()}
+
+
+def chosen_menu(menu: Iterable[tuple[tuple, float]], chosen: set[tuple]) -> set[tuple]:
+    """For a run with a duration on a chosen cluster, the (size, start) choice the LP
+    liked most: ``menu`` is ((r, h, s, u, p), value); the first wins a tie."""
+    best: dict[tuple, tuple[float, tuple]] = {}
+    for key, value in menu:
+        if key[:3] in chosen and value > best.get(key[:3], (-1.0, ()))[0]:
+            best[key[:3]] = (value, key)
+    return {key for _, key in best.values()}
+
+
 def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
     """Turn the LP solution loaded in ``model`` into whole decisions (in place), each
     family as its rounding rule in :data:`planner.optimize.roles.ROLES` says.
@@ -54,48 +87,24 @@ def round_plan(model: pyo.ConcreteModel, up: bool) -> None:
     (always within the caps; the shortfall is rented or left unmet); early sales always
     go down (a whole number of units held is then still at least the units sold). Each
     training run goes on the cluster (hardware and place) that did most of its work in
-    the LP; the others get none of it; a run with a duration takes the (size, start) its
-    chosen cluster's LP liked most.
+    the LP (:func:`chosen_clusters`); the others get none of it; a run with a duration
+    takes the (size, start) its chosen cluster's LP liked most (:func:`chosen_menu`).
+    The array model applies the same rules to a column vector
+    (:func:`planner.optimize.row_problem.round_columns`).
     """
-    for name in families(rounding=Rounding.DOWN):
+    for name, direction in (
+        *((f, False) for f in families(rounding=Rounding.DOWN)),
+        *((f, up) for f in families(rounding=Rounding.UP_OR_DOWN)),
+    ):
         for var in getattr(model, name).values():
             if var.value is not None:
-                var.set_value(
-                    float(max(math.floor(var.value + ROUNDING_SLACK), 0)), skip_validation=True
-                )
-    for name in families(rounding=Rounding.UP_OR_DOWN):
-        for var in getattr(model, name).values():
-            if var.value is not None:
-                whole = (
-                    math.ceil(var.value - ROUNDING_SLACK)
-                    if up
-                    else math.floor(var.value + ROUNDING_SLACK)
-                )
-                var.set_value(float(max(whole, 0)), skip_validation=True)
+                var.set_value(whole(var.value, direction), skip_validation=True)
     assert families(rounding=Rounding.MOST_WORK) == ("y",)  # the rules below are theirs
     assert families(rounding=Rounding.LARGEST_VALUE) == ("z_train",)
-    work: dict[tuple, float] = {}
-    for (r, h, s, _), var in model.x_train.items():
-        work[(r, h, s)] = work.get((r, h, s), 0.0) + (var.value or 0.0)
-    for key in model.y:
-        work.setdefault(key, 0.0)
-    best: dict[str, tuple[float, tuple]] = {}
-    for (r, h, s), done in work.items():
-        if done > best.get(r, (-1.0, ()))[0]:
-            best[r] = (done, (r, h, s))
-    chosen = {key for _, key in best.values()}
+    work = ((key, var.value or 0.0) for key, var in model.x_train.items())
+    chosen = chosen_clusters(work, model.y.keys())
     for key, var in model.y.items():
         var.set_value(1.0 if key in chosen else 0.0, skip_validation=True)
-    _round_menu_choices(model, chosen)
-
-
-def _round_menu_choices(model: pyo.ConcreteModel, chosen: set[tuple]) -> None:
-    """A run with a duration on a chosen cluster takes the (size, start) the LP liked
-    most; its units per period follow from the fixed-cluster rows."""
-    best: dict[tuple, tuple[float, tuple]] = {}
-    for key, var in model.z_train.items():
-        if key[:3] in chosen and (var.value or 0.0) > best.get(key[:3], (-1.0, ()))[0]:
-            best[key[:3]] = (var.value or 0.0, key)
-    picked = {key for _, key in best.values()}
+    picked = chosen_menu(((k, v.value or 0.0) for k, v in model.z_train.items()), chosen)
     for key, var in model.z_train.items():
         var.set_value(1.0 if key in picked else 0.0, skip_validation=True)

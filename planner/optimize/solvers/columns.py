@@ -28,7 +28,6 @@ MILP, so the caller uses LP bounds only while columns are held.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -45,8 +44,6 @@ class Pool:
 
     full: np.ndarray
     """Held column → its column in the full model."""
-    variables: list[Any]
-    """Held column → its Pyomo variable."""
     lower: np.ndarray
     upper: np.ndarray
     start: np.ndarray
@@ -135,7 +132,6 @@ def restrict(
     counts = np.bincount(column, minlength=len(full))
     pool = Pool(
         full=full,
-        variables=[arrays.columns[j] for j in full],
         lower=arrays.col_lower[full],
         upper=arrays.col_upper[full],
         start=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),

@@ -130,10 +130,15 @@ def status(bridge: HighsModel) -> tuple[SolveStatus, str]:
 
 def load(bridge: HighsModel, values: Any) -> None:
     """Column values into the Pyomo variables they came from."""
+    set_values(bridge.columns, values)
+
+
+def set_values(variables: Sequence[Any], values: Any) -> None:
+    """``values`` into the Pyomo ``variables``, one each, in order."""
     from pyomo.core.staleflag import StaleFlagManager
 
-    for var, x in zip(bridge.columns, values, strict=True):
-        var.set_value(x, skip_validation=True)
+    for var, x in zip(variables, values, strict=True):
+        var.set_value(float(x), skip_validation=True)
     StaleFlagManager.mark_all_as_stale(delayed=True)
 
 

@@ -93,11 +93,7 @@ def pyomo_problem(
     variables = arrays.columns
 
     def load(values: np.ndarray) -> None:
-        from pyomo.core.staleflag import StaleFlagManager
-
-        for var, x in zip(variables, values, strict=True):
-            var.set_value(float(x), skip_validation=True)
-        StaleFlagManager.mark_all_as_stale(delayed=True)
+        hs.set_values(variables, values)
 
     def round_whole(values: np.ndarray, up: bool) -> np.ndarray:
         load(values)
