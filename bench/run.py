@@ -124,9 +124,6 @@ def _share(unmet: float, total: float) -> float:
     return unmet / total if total > 0 else 0.0
 
 
-PATHS = {"one stage": "one", "two stages": "two", "one HiGHS instance": "instance"}
-
-
 def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every figure of one size, in this process."""
     from planner.errors import PlannerError
@@ -188,7 +185,6 @@ def measure(size: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def _headline_figures(h: dict[str, Any]) -> dict[str, Any]:
     """The row's figures that ``planner.plan``'s headline states."""
-    path = str(h.get("service_path") or "")
     service = h.get("service_solve_seconds")
     cost = h.get("solver_seconds")
     return {
@@ -209,7 +205,7 @@ def _headline_figures(h: dict[str, Any]) -> dict[str, Any]:
         "relief_s": h.get("relief_seconds"),
         "solve_s": (service or 0.0) + (cost or 0.0),
         "strategy": h.get("strategy"),
-        "service_path": next((v for k, v in PATHS.items() if path.startswith(k)), path[:20]),
+        "service_path": h.get("service_path"),
         "service_status": h.get("service_status"),
         "service_gap": h.get("service_gap"),
         "status": h.get("status"),

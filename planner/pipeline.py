@@ -48,17 +48,16 @@ from planner.optimize import (
 from planner.optimize.objective import service_scale
 from planner.optimize.paths import SolvePath
 from planner.optimize.profit import objective_headline
+from planner.optimize.pyomo_stage import both, build_and_solve
 from planner.optimize.recipe import (
-    SERVICE_GAP,
     all_served,
-    both,
-    build_and_solve,
     lexicographic_status,
     max_profit,
     min_cost,
     service_headline,
 )
 from planner.optimize.relaxations import DUAL_ROWS, lp_duals, lp_min_cost
+from planner.optimize.stages import SERVICE_GAP
 from planner.relief import relief_tables
 from planner.results import Plan, build_plan
 from planner.results.diagnosis import with_relief

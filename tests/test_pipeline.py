@@ -79,11 +79,12 @@ def test_a_solve_stopped_by_the_run_limit_is_the_runs_time_limit_error() -> None
     from planner.deadline import Deadline, TimeLimitError
     from planner.errors import SolverError
     from planner.optimize import SolveStatus
+    from planner.optimize.solvers.types import Termination
     from planner.pipeline import no_plan
 
     scenario = load_scenario(HAND / "one_hardware_one_year.yaml")
     options = solver_options(scenario)
-    stopped = SolveResult(SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.2, "highs")
+    stopped = SolveResult(SolveStatus.NO_SOLUTION, Termination.TIME_LIMIT, None, None, 0.2, "highs")
     with Deadline(0.2):
         time.sleep(0.25)
         error = no_plan(options, scenario, stopped)

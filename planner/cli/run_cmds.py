@@ -31,7 +31,7 @@ from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
 from planner.follow_ups import skipped_line
 from planner.optimize import DEFAULT_MAX_NONZEROS
-from planner.optimize.solvers.lexicographic import COST_UNMINIMISED
+from planner.optimize.solvers.types import Termination
 from planner.results import Plan
 from planner.results.horizon_end import horizon_end_line
 from planner.results.sales import sales_line
@@ -64,8 +64,8 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         out.print(f"{label}: not minimised (the service stage's plan, NPV cost {shown})")
     else:
         out.print(f"{label}: ${objective:,.0f}{gap_text}")
-    if h.get("termination") == COST_UNMINIMISED:
-        out.print(f"[yellow]{escape(COST_UNMINIMISED)}[/yellow]")
+    if h.get("termination") == Termination.COST_UNMINIMISED:
+        out.print(f"[yellow]{escape(Termination.COST_UNMINIMISED.prose)}[/yellow]")
     p = plan.parameters
     out.print(
         f"NPV cost ${h['npv_cost_usd']:,.0f} ({h.get('foresight', 'perfect foresight')}; "

@@ -1,34 +1,29 @@
-"""The solve recipe of ``objective: min_cost`` and ``max_profit``: which way a plan is
-reached, decided in one place.
+"""The driver of the solve recipes (:mod:`planner.optimize.stages`): ``objective:
+min_cost`` and ``max_profit`` reach their plans here, the path decided in one place.
 
-``min_cost`` is lexicographic (serve the most, then cost the least); its paths
-(:class:`planner.optimize.paths.SolvePath`, the headline's ``service_path``):
+:func:`run_recipe` walks a recipe's paths in order; each path is a short list of stages
+(objective, what is held, time share, MIP gap, duals, what happens on failure), the
+decision table of :func:`planner.optimize.stages.recipe_table`:
 
-=====================  ==================================================================
-path                   when
-=====================  ==================================================================
-one HiGHS instance     ``lp-first`` (``auto`` from 20,000 variables) with the default HiGHS
-                       and something to serve: :func:`solve_problem` (service LP, cost LP
-                       with it held, rounding, service MILP, cost MILP; column generation
-                       on large models), on the array model (:mod:`.rows`), or on the
-                       Pyomo model when a build hook edits it; when it ends without a
-                       plan, the rows below in the time left
-one stage              otherwise, first: every unmet slack held at 0; a plan is the
-                       lexicographic optimum
-two stages             the service stage, then the cost stage with its service held; after
-                       the one stage ended without a plan, ``two stages, after serving
-                       everything found no plan`` (its ``lost_seconds`` in the headline)
-=====================  ==================================================================
+- ``min_cost``: the **one HiGHS instance** (:func:`solve_problem`: service LP, cost LP
+  with it held, rounding, service MILP, cost MILP; column generation on large models)
+  on the array model (:mod:`.rows`), or on the Pyomo model when a build hook edits it;
+  else the **one stage** (every unmet slack at 0: a plan is the lexicographic optimum);
+  else, or after a path without a plan, the **two stages** (the most service, then the
+  least cost with it held).
+- ``max_profit`` (:mod:`planner.optimize.profit`): one solve when all work is priced,
+  else the must-serve work first, then profit with it held.
 
-``max_profit`` (:mod:`planner.optimize.profit`) serves its must-serve work first the
-same way, then maximises profit with it held; one solve when all work is priced.
+The stages other than the one instance build a Pyomo model each and solve it through
+:func:`planner.optimize.solve.solve` (any registered solver).
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,18 +38,11 @@ from planner.optimize.objective import (
     ServiceFirst,
     npv_cost,
     service_coefficients,
-    service_scale,
 )
-from planner.optimize.paths import ALL_SERVED, SolvePath
-from planner.optimize.profit import (
-    MustServeFirst,
-    ProfitWithServiceHeld,
-    has_must_serve,
-    must_serve_scale,
-)
+from planner.optimize.profit import MustServeFirst, ProfitWithServiceHeld, has_must_serve
+from planner.optimize.pyomo_stage import both, build_and_solve
 from planner.optimize.row_problem import row_problem, solution_of
 from planner.optimize.rows import build_rows
-from planner.optimize.solve import solve
 from planner.optimize.solvers.instance import pyomo_problem
 from planner.optimize.solvers.lexicographic import solve_problem
 from planner.optimize.solvers.types import (
@@ -62,6 +50,19 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    Termination,
+)
+from planner.optimize.stages import (
+    MAX_PROFIT,
+    MIN_COST,
+    MIN_PATH_SECONDS,
+    SERVICE_GAP,
+    Goal,
+    Held,
+    OnFailure,
+    Path,
+    Stage,
+    When,
 )
 from planner.optimize.strategy import resolve, round_plan
 
@@ -70,80 +71,11 @@ log = logging.getLogger("planner.pipeline")
 ARRAY_MODEL = True
 """The one-instance solve builds the array model (:mod:`planner.optimize.rows`) instead
 of a Pyomo model when no build hook is given (hooks edit Pyomo models)."""
-SERVICE_GAP = 1e-6
-"""Relative MIP gap of the service stage of ``objective: min_cost``: the plan leaves at
-most this share more demand unserved than the limits force."""
 
 
-def build_and_solve(
-    data: ModelData,
-    options: SolverOptions,
-    duals: Sequence[str] = (),
-    *,
-    extend: ModelHook | None = None,
-) -> tuple[SolveResult, Solution | None, dict[str, Any]]:
-    """Build, solve and extract ``data``; time each step and log them with the model's size.
-
-    ``extend(model, data)`` runs on the built model before it is solved (extra rows,
-    another objective). The figures returned: ``build_seconds`` (ModelData → model,
-    with ``extend``), the model's size, ``handoff_seconds`` (model → the solver's own
-    model), ``solver_seconds`` (the solver's runs; with ``lp-first`` the LP
-    relaxation's and the rounded plan's too), ``load_seconds`` and ``extract_seconds``
-    (solution → plain dicts).
-
-    Within a run's :class:`planner.deadline.Deadline` the solver gets the time left.
-    """
-    deadline.check("the model build")
-    started = time.perf_counter()
-    model = build_model(data)
-    if extend is not None:
-        extend(model, data)
-    build_seconds = time.perf_counter() - started
-    size = model_size(model)
-    log.info(
-        "built %s model in %.3f s: %d variables (%d integer), %d constraints",
-        "LP" if data.relax else "MILP",
-        build_seconds,
-        size["variables"],
-        size["integer_variables"],
-        size["constraints"],
-    )
-    strategy = resolve(options.strategy, options.name, size["variables"], data.relax)
-    lp_first = strategy == "lp-first"
-    deadline.check("the hand-off to the solver")
-    left = deadline.remaining()
-    if left is not None and (options.time_limit_s is None or left < options.time_limit_s):
-        options = replace(options, time_limit_s=left)
-    result = solve(
-        model,
-        replace(options, strategy=strategy),
-        duals=duals,
-        rounding=round_plan if lp_first else None,
-    )
-    started = time.perf_counter()
-    solution = extract(model, data) if result.status.has_solution else None
-    timings = {
-        "build_seconds": build_seconds,
-        "handoff_seconds": result.handoff_seconds,
-        "solver_seconds": result.solver_seconds,
-        "load_seconds": result.load_seconds,
-        "extract_seconds": time.perf_counter() - started,
-        "nonzeros": result.nonzeros,
-        "strategy": strategy,
-    }
-    return result, solution, {**timings, **size}
-
-
-def both(first: ModelHook, then: ModelHook | None) -> ModelHook:
-    """``first``, then ``then`` (when given), on the same built model."""
-    if then is None:
-        return first
-
-    def hook(model: Any, data: ModelData) -> None:
-        first(model, data)
-        then(model, data)
-
-    return hook
+Found = tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]
+"""A recipe's answer: the last stage's result, the plan, the size and timings (with
+``service_path`` and ``lost_seconds``), and the service stage's result."""
 
 
 def min_cost(
@@ -154,78 +86,179 @@ def min_cost(
     *,
     serve_all_first: bool = True,
     one_instance: bool = True,
-) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """``objective: min_cost``, lexicographically: serve the most, then cost the least.
+) -> Found:
+    """``objective: min_cost``, lexicographically: serve the most, then cost the least,
+    by the recipe :data:`planner.optimize.stages.MIN_COST` (:func:`run_recipe`).
 
-    Under ``lp-first`` (``one_instance``, the default) both stages run in one HiGHS
-    instance (:func:`_one_instance`); steps 0–2 below are the way otherwise, and when
-    that solve finds no plan.
-
-    0. Everything served (``serve_all_first``, the default): minimise the NPV cost with
-       every unmet slack at 0 (:class:`CostWithServiceHeld` of 0). When that model has
-       a plan, no plan serves more (an unserved share of 0 is the least there is), so
-       it is the lexicographic optimum and its gap is the gap on cost: one solve, no
-       service stage. The attempt gets at most half the time available; when it ends
-       without a plan (proved infeasible, or undecided at its limit), the time spent is
-       lost and the two stages below share the time left.
-    1. Service: minimise the priority-weighted unserved share
-       (:func:`planner.optimize.objective.service_coefficients`), to a gap of
-       :data:`SERVICE_GAP`, in at most half the time left.
-    2. Cost: minimise the NPV cost (no penalties) with the unserved share held at the
-       service stage's value (:class:`CostWithServiceHeld`); its gap is the gap on cost.
-
-    ``extend`` adds its rows to every stage (e.g. purchases fixed by an analysis).
-    Returns the cost stage's result, solution and size, and the service stage's result
-    (after step 0, :func:`all_served`, whose termination is :data:`ALL_SERVED`). The
-    size carries ``service_path``: which of the two ways the plan was made, and
-    ``lost_seconds``: the time step 0 took when it proved infeasible (else None).
-    When the cost stage ends without a plan, the service stage's plan is returned with
-    status ``feasible`` (its cost not minimised).
+    ``serve_all_first=False`` and ``one_instance=False`` leave those paths out.
+    ``extend`` adds its rows to every stage (e.g. purchases fixed by an analysis). After
+    the one stage, the service result is :func:`all_served` (termination
+    ``Termination.ALL_SERVED``). When the cost stage ends without a plan, the service
+    stage's plan is returned with status ``feasible`` (its cost not minimised).
     """
-    tried = None
-    together = _one_instance(data, options, duals, extend) if one_instance else None
-    if together is not None:
-        return together
-    if serve_all_first:
-        available = _time_available(options)
-        attempt = replace(options, time_limit_s=None if available is None else available / 2)
+    skip = {When.SERVE_ALL_FIRST} if not serve_all_first else set()
+    if not one_instance:
+        skip.add(When.ONE_INSTANCE)
+    return run_recipe(MIN_COST, data, options, duals, extend, frozenset(skip))
+
+
+def max_profit(
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
+) -> Found:
+    """``objective: max_profit`` (:mod:`planner.optimize.profit`) by the recipe
+    :data:`planner.optimize.stages.MAX_PROFIT`; returns as :func:`min_cost` does."""
+    return run_recipe(MAX_PROFIT, data, options, duals, extend)
+
+
+def run_recipe(
+    recipe: tuple[Path, ...],
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    extend: ModelHook | None = None,
+    skip: frozenset[When] = frozenset(),
+) -> Found:
+    """The one driver of every recipe: the first path whose condition holds runs its
+    stages; when one ends without a plan and says :attr:`OnFailure.NEXT_PATH`, its
+    time is lost (``lost_seconds``) and the next path whose condition holds runs in the
+    time left, if at least :data:`MIN_PATH_SECONDS` of a limit is left. A path whose
+    condition needs a path before it to have succeeded (``SERVE_ALL_FIRST``) is not
+    taken after a failure: the one instance's service LP has already said whether
+    everything can be served, and serving everything is what the one stage tries."""
+    clock = _Clock(options)
+    lost: float | None = None
+    for path in recipe:
+        if path.when in skip or not _holds(path.when, data, options, lost is not None):
+            continue
+        left = clock.left()
+        if lost is not None and left is not None and left < MIN_PATH_SECONDS:
+            log.warning("no path found a plan in the time limit")
+            none = SolveResult(
+                SolveStatus.NO_SOLUTION, Termination.TIME_LIMIT, None, None, 0.0, options.name
+            )
+            return none, None, {"service_path": path.name, "lost_seconds": lost}, none
         started = time.perf_counter()
-        result, solution, size = build_and_solve(
-            data, attempt, duals, extend=both(CostWithServiceHeld(0.0), extend)
+        found = _run_path(path, data, options, duals, extend, clock)
+        if isinstance(found, NotTaken):  # the one instance: its size says direct
+            continue
+        if found is not None:
+            result, solution, size, service = found
+            name = path.after if lost is not None and path.after is not None else path.name
+            return result, solution, {**size, "service_path": name, "lost_seconds": lost}, service
+        lost = (lost or 0.0) + time.perf_counter() - started
+        log.info("%s found no plan in %.1f s: the next path", path.name.prose, lost)
+    raise AssertionError("every recipe ends with a path taken always")
+
+
+class _Clock:
+    """The recipe's time: the run's deadline and ``options.time_limit_s`` from now, the
+    sooner."""
+
+    def __init__(self, options: SolverOptions) -> None:
+        limit = options.time_limit_s
+        self.end = None if limit is None else time.perf_counter() + limit
+
+    def left(self) -> float | None:
+        """Seconds left (None: no limit)."""
+        own = None if self.end is None else self.end - time.perf_counter()
+        limits = [x for x in (deadline.remaining(), own) if x is not None]
+        return max(min(limits), 0.0) if limits else None
+
+
+def _holds(when: When, data: ModelData, options: SolverOptions, failed_before: bool) -> bool:
+    if when == When.ONE_INSTANCE:
+        return (
+            not data.relax
+            and options.name == DEFAULT_SOLVER
+            and options.strategy != "direct"
+            and any(service_coefficients(data).values())
         )
-        if solution is not None:
-            one = {**size, "service_path": SolvePath.ONE_STAGE, "lost_seconds": None}
-            return result, solution, one, all_served(options)
-        tried = time.perf_counter() - started
-        if available is not None:  # the two stages share what the attempt left
-            options = replace(options, time_limit_s=max(available - tried, 1.0))
-        why = "proved infeasible" if result.status == SolveStatus.INFEASIBLE else "undecided"
-        log.info("serving everything %s in %.1f s: two stages", why, tried)
-    result, solution, size, service = _two_stages(
-        data,
-        options,
-        duals,
-        ServiceFirst(),
-        lambda unserved, first: CostWithServiceHeld(unserved, start=first),
-        service_scale,
-        extend,
-    )
-    path = SolvePath.TWO_STAGES if tried is None else SolvePath.TWO_STAGES_AFTER
-    return result, solution, {**size, "service_path": path, "lost_seconds": tried}, service
+    if when == When.SERVE_ALL_FIRST:
+        return not failed_before
+    if when == When.NO_MUST_SERVE:
+        return not has_must_serve(data)
+    return True
+
+
+def _hook(stage: Stage, before: tuple[SolveResult, Solution | None] | None) -> ModelHook:
+    """The Pyomo build hook of ``stage``, given the previous stage's result and plan."""
+    held = 0.0 if before is None else max(before[0].objective or 0.0, 0.0)
+    first = None if before is None else before[1]
+    if stage.goal == Goal.COST:
+        if stage.held == Held.ALL_SERVED:
+            return CostWithServiceHeld(0.0)
+        return CostWithServiceHeld(held, start=first)
+    if stage.goal == Goal.SERVICE:
+        return ServiceFirst()
+    if stage.goal == Goal.MUST_SERVE:
+        return MustServeFirst()
+    assert stage.goal == Goal.PROFIT
+    return ProfitWithServiceHeld(held if stage.held == Held.PREVIOUS else None)
+
+
+def _run_path(
+    path: Path,
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str],
+    extend: ModelHook | None,
+    clock: _Clock,
+) -> Found | NotTaken | None:
+    """``path``'s stages in order; None when a stage ends without a plan and its
+    failure is :attr:`OnFailure.NEXT_PATH`; :data:`NOT_TAKEN` when the one instance is
+    not how this model is solved."""
+    if path.stages[0].goal == Goal.LEXICOGRAPHIC:
+        return _one_instance(data, replace(options, time_limit_s=clock.left()), duals, extend)
+    before: tuple[SolveResult, Solution | None] | None = None
+    service: SolveResult | None = None
+    size: dict[str, Any] = {}
+    for stage in path.stages:
+        left = clock.left()
+        limit = None if left is None else left * (stage.time_share or 1.0)
+        gap = options.mip_gap if stage.mip_gap is None else stage.mip_gap
+        staged = replace(options, time_limit_s=limit, mip_gap=gap)
+        hook = both(_hook(stage, before), extend)
+        result, solution, size = build_and_solve(
+            data, staged, duals if stage.duals else (), extend=hook
+        )
+        if solution is None or result.objective is None:
+            if stage.on_failure == OnFailure.NEXT_PATH:
+                return None
+            if stage.on_failure == OnFailure.KEEP_PREVIOUS and before is not None:
+                log.warning("the %s stage found no plan: keeping the plan before it", stage.goal)
+                kept = replace(before[0], status=SolveStatus.FEASIBLE, objective=None, bound=None)
+                return kept, before[1], size, before[0]
+            return result, None, size, result
+        if before is None and len(path.stages) > 1:
+            log.info("%s stage: %.6g (%s)", stage.goal, result.objective, result.status.value)
+            service = result
+        before = (result, solution)
+    assert before is not None
+    if service is None:
+        service = all_served(options) if path.stages[0].held == Held.ALL_SERVED else before[0]
+    return before[0], before[1], size, service
+
+
+class NotTaken(enum.Enum):
+    """The one instance's answer when the model's size says ``direct``: no path tried."""
+
+    NOT_TAKEN = "not taken"
+
+
+NOT_TAKEN = NotTaken.NOT_TAKEN
 
 
 def _one_instance(
     data: ModelData, options: SolverOptions, duals: Sequence[str], extend: ModelHook | None
-) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult] | None:
+) -> Found | NotTaken | None:
     """Both stages in one HiGHS instance when the model is solved ``lp-first``
     (:mod:`planner.optimize.solvers.lexicographic`): one build and hand-off, the cost LP
     warm from the service LP, and no attempt at serving everything (the service LP
-    says whether it can be done). None when the model is not solved that way, or when
-    that solve ends without a plan (the two stages then run in the time left)."""
-    if data.relax or options.name != DEFAULT_SOLVER or options.strategy == "direct":
-        return None
-    if not any(service_coefficients(data).values()):
-        return None  # nothing to serve: the ordinary path
+    says whether it can be done). :data:`NOT_TAKEN` when the model is not solved that
+    way (its size says ``direct``); None when that solve ends without a plan."""
     deadline.check("the model build")
     started = time.perf_counter()
     rows = model = None
@@ -244,7 +277,7 @@ def _one_instance(
         problem = pyomo_problem(model, npv_cost(model, data), round_plan, held_back(model, data))
     build_seconds = time.perf_counter() - started
     if resolve(options.strategy, options.name, size["variables"], data.relax) != "lp-first":
-        return None
+        return NOT_TAKEN
     log.info(
         "built MILP in %.3f s: %d variables (%d integer), %d constraints; both stages in "
         "one HiGHS instance",
@@ -254,23 +287,14 @@ def _one_instance(
         size["constraints"],
     )
     deadline.check("the hand-off to the solver")
-    left = _time_available(options)
     found = solve_problem(
         problem,
-        replace(options, strategy="lp-first", time_limit_s=left),
+        replace(options, strategy="lp-first", time_limit_s=_time_available(options)),
         duals,
         service_gap=SERVICE_GAP,
     )
     if found is None:
-        left = _time_available(options)
-        if left is not None and left < 1.0:  # no time for the two stages either
-            log.warning("one HiGHS instance found no plan in the time limit")
-            stop = (SolveStatus.NO_SOLUTION, "maxTimeLimit", None, None, 0.0, options.name)
-            none = SolveResult(*stop)
-            path = {"service_path": SolvePath.ONE_INSTANCE, "lost_seconds": None}
-            spent = {"build_seconds": build_seconds, "handoff_seconds": None}
-            return none, None, {**spent, "strategy": "lp-first", **size, **path}, none
-        log.warning("one HiGHS instance found no plan: the two stages in the time left")
+        log.warning("one HiGHS instance found no plan")
         return None
     started = time.perf_counter()
     if rows is not None:
@@ -288,8 +312,6 @@ def _one_instance(
         "extract_seconds": time.perf_counter() - started,
         "nonzeros": found.cost.nonzeros,
         "strategy": "lp-first",
-        "service_path": SolvePath.ONE_INSTANCE,
-        "lost_seconds": None,
         **found.columns,
     }
     return cost, solution, {**timings, **size}, found.service
@@ -298,34 +320,8 @@ def _one_instance(
 def all_served(options: SolverOptions) -> SolveResult:
     """The service stage's result when none was needed: everything is served, so the
     weighted unserved share is 0, its proven minimum (no solve, no seconds). Its
-    termination, :data:`ALL_SERVED`, becomes the headline's
-    ``service_status``."""
-    return SolveResult(SolveStatus.OPTIMAL, ALL_SERVED, 0.0, 0.0, 0.0, options.name)
-
-
-def max_profit(
-    data: ModelData,
-    options: SolverOptions,
-    duals: Sequence[str] = (),
-    extend: ModelHook | None = None,
-) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """``objective: max_profit`` (:mod:`planner.optimize.profit`): the must-serve work
-    first, as :func:`min_cost` serves all work, then NPV cost + lost revenue with it held;
-    one solve when all work is priced. Returns as :func:`min_cost` does (``extend`` too)."""
-    if not has_must_serve(data):
-        result, solution, size = build_and_solve(
-            data, options, duals, extend=both(ProfitWithServiceHeld(), extend)
-        )
-        return result, solution, size, result
-    return _two_stages(
-        data,
-        options,
-        duals,
-        MustServeFirst(),
-        lambda unserved, _first: ProfitWithServiceHeld(unserved),
-        must_serve_scale,
-        extend,
-    )
+    termination, ``Termination.ALL_SERVED``, becomes the headline's ``service_status``."""
+    return SolveResult(SolveStatus.OPTIMAL, Termination.ALL_SERVED, 0.0, 0.0, 0.0, options.name)
 
 
 def _time_available(options: SolverOptions) -> float | None:
@@ -333,40 +329,6 @@ def _time_available(options: SolverOptions) -> float | None:
     smaller (None: no limit)."""
     limits = [x for x in (deadline.remaining(), options.time_limit_s) if x is not None]
     return min(limits) if limits else None
-
-
-def _two_stages(
-    data: ModelData,
-    options: SolverOptions,
-    duals: Sequence[str],
-    first_stage: ModelHook,
-    held_stage: Callable[[float, Solution | None], ModelHook],
-    scale: Callable[[ModelData], float],
-    extend: ModelHook | None = None,
-) -> tuple[SolveResult, Solution | None, dict[str, Any], SolveResult]:
-    """Service stage ``first_stage``, then ``held_stage(its objective, its plan)``; ``extend``
-    adds its rows to both."""
-    available = _time_available(options)
-    service_options = replace(
-        options,
-        mip_gap=SERVICE_GAP,
-        time_limit_s=None if available is None else available / 2,
-    )
-    service, first, size = build_and_solve(data, service_options, extend=both(first_stage, extend))
-    if first is None or service.objective is None:
-        return service, None, size, service
-    log.info(
-        "service stage: weighted unserved share %.6g (%s); optimising with it held",
-        service.objective / scale(data),
-        service.status.value,
-    )
-    held = held_stage(max(service.objective, 0.0), first)
-    result, solution, size = build_and_solve(data, options, duals, extend=both(held, extend))
-    if solution is None:
-        log.warning("the second stage found no plan: keeping the service stage's plan")
-        fallback = replace(service, status=SolveStatus.FEASIBLE, objective=None, bound=None)
-        return fallback, first, size, service
-    return result, solution, size, service
 
 
 def lexicographic_status(service: SolveResult, cost: SolveResult) -> SolveStatus:
@@ -385,7 +347,11 @@ def service_headline(service: SolveResult, cost: SolveResult, scale: float) -> d
         "objective": "min_cost",
         "objective_usd_is": "NPV cost (penalties excluded), service held at its maximum",
         "penalties_in_objective": False,
-        "service_status": ALL_SERVED if service.termination == ALL_SERVED else service.status.value,
+        "service_status": (
+            Termination.ALL_SERVED
+            if service.termination == Termination.ALL_SERVED
+            else service.status.value
+        ),
         "service_gap": service.gap,
         "weighted_unserved_share": None if service.objective is None else service.objective / scale,
         "service_solve_seconds": service.seconds,

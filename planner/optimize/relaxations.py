@@ -11,7 +11,8 @@ from typing import Any
 from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
 from planner.optimize.profit import PricedAtRevenue
-from planner.optimize.recipe import build_and_solve, lexicographic_status, min_cost
+from planner.optimize.pyomo_stage import build_and_solve
+from planner.optimize.recipe import lexicographic_status, min_cost
 from planner.optimize.solvers.types import SolverOptions, SolveStatus
 
 log = logging.getLogger("planner.pipeline")

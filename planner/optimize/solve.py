@@ -37,6 +37,7 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    Termination,
     require_registered,
 )
 
@@ -76,7 +77,9 @@ def solve(
     if next(model.component_data_objects(pyo.Var, active=True), None) is None:
         # Nothing to decide (no demand, no fleet): solvers report empty models oddly.
         constant = float(pyo.value(model.cost.expr))
-        return SolveResult(SolveStatus.OPTIMAL, "emptyModel", constant, constant, 0.0, options.name)
+        return SolveResult(
+            SolveStatus.OPTIMAL, Termination.EMPTY_MODEL, constant, constant, 0.0, options.name
+        )
     if options.strategy == "lp-first" and options.name != DEFAULT_SOLVER:
         raise SolverError(
             f"solver strategy {options.strategy!r} needs --solver {DEFAULT_SOLVER}, "

@@ -22,7 +22,7 @@ from planner.economics import (
     tokens_per_day,
 )
 from planner.economics.load_shape import lost_charged
-from planner.optimize.paths import ALL_SERVED
+from planner.optimize.solvers.types import Termination
 from planner.results.checker_horizon_end import (
     check_horizon_end,
     delivered_at,
@@ -293,9 +293,9 @@ def _check_demand(served: pd.DataFrame, inference: pd.DataFrame) -> list[str]:
 
 def _check_all_served(plan: Plan) -> list[str]:
     """A plan whose headline says no service stage was needed (``service_status``
-    :data:`ALL_SERVED`) leaves no output token and no training FLOP undone (up to
+    ``Termination.ALL_SERVED``) leaves no output token and no training FLOP undone (up to
     :data:`REL` of the demand)."""
-    if plan.headline.get("service_status") != ALL_SERVED:
+    if plan.headline.get("service_status") != Termination.ALL_SERVED:
         return []
     served, training = plan.tables["served"], plan.tables["training"]
     tokens, flops = float(served["unmet_tokens"].sum()), float(training["unmet_flops"].sum())

@@ -18,7 +18,8 @@ from hand_cases import PEAK_8B, PER_UNIT, fresh_lps, load
 from planner.optimize import build_data, build_model, round_plan
 from planner.optimize.objective import CostWithServiceHeld, ServiceFirst, npv_cost, unserved_share
 from planner.optimize.solvers.instance import Problem
-from planner.optimize.solvers.lexicographic import COST_UNMINIMISED, cap, solve_lexicographic
+from planner.optimize.solvers.lexicographic import cap, solve_lexicographic
+from planner.optimize.solvers.types import Termination
 from planner.pipeline import ONE_INSTANCE, build_and_solve, plan, solver_options, throughput
 from planner.results.checker import check_plan
 from planner.scenario.loader import load_scenario
@@ -153,7 +154,7 @@ def test_the_time_guard_keeps_the_service_when_the_cost_lp_does_not_finish(
     assert given and given[0] is not None  # the cost LP had a deadline: its share
     assert result.headline["service_path"] == ONE_INSTANCE
     assert result.status == "feasible"
-    assert result.headline["termination"] == COST_UNMINIMISED
+    assert result.headline["termination"] == Termination.COST_UNMINIMISED
     assert result.headline["mip_gap"] is None and result.headline["best_bound_usd"] is None
     assert result.headline["service_status"] == "optimal"
     assert result.tables["purchases"]["units"].tolist() == [2]
@@ -200,7 +201,7 @@ def test_the_time_guard_s_cost_is_the_plan_s_when_no_cost_lp_finishes(
     with caplog.at_level("WARNING", logger="planner.optimize"):
         result = plan(load("priority_shortfall"), strategy="lp-first", time_limit_s=60)
     assert "cost not minimised" in caplog.text
-    assert result.headline["termination"] == COST_UNMINIMISED
+    assert result.headline["termination"] == Termination.COST_UNMINIMISED
     assert result.tables["purchases"]["units"].tolist() == [2]
     assert result.headline["objective_usd"] == pytest.approx(2 * PER_UNIT, rel=1e-9)
     assert result.headline["objective_usd"] == pytest.approx(
@@ -260,12 +261,12 @@ def test_a_tiny_but_nonzero_s_star_holds_the_row_rather_than_every_slack_at_0() 
     """n ≤ 1.6666665: the LP leaves 1e-7 unserved (s* within the held row's tolerance of
     0, not 0), so every slack at 0 is infeasible; the cost LP holds the row instead and
     the plan is costed and bounded (it was the time guard's, 'cost not minimised')."""
-    from planner.optimize.solvers.lexicographic import COST_UNMINIMISED, solve_problem
+    from planner.optimize.solvers.lexicographic import solve_problem
     from planner.optimize.solvers.types import SolverOptions
 
     options = SolverOptions(mip_gap=1e-4, time_limit_s=10)
     found = solve_problem(_tiny_problem(1.6666665), options)
     assert found is not None and 0 < found.service_lp < 1e-6
-    assert found.cost.termination != COST_UNMINIMISED
+    assert found.cost.termination != Termination.COST_UNMINIMISED
     assert found.cost.objective == pytest.approx(1.0)
     assert found.cost.bound is not None and found.cost.bound <= found.cost.objective

@@ -11,6 +11,7 @@ import pytest
 from planner.errors import InputError, SolverError
 from planner.optimize import SolverOptions, SolveStatus, build_data, build_model, solve
 from planner.optimize.model import model_size
+from planner.optimize.solvers.types import Termination
 from planner.pipeline import plan, throughput
 from planner.scenario import load_scenario
 from planner.scenario.resolve import hardware_specs
@@ -139,7 +140,7 @@ def test_time_limit_returns_the_incumbent_with_its_gap() -> None:
     data = build_data(scenario, *throughput(scenario))
     for limit in (0.01, 0.03, 0.1):
         result = solve(build_model(data), SolverOptions(mip_gap=0.0, time_limit_s=limit))
-        assert result.termination == "maxTimeLimit"
+        assert result.termination == Termination.TIME_LIMIT
         if result.status != SolveStatus.NO_SOLUTION:
             break
     assert result.status == SolveStatus.FEASIBLE
@@ -152,7 +153,7 @@ def test_no_time_at_all_is_no_solution_without_objective_or_gap() -> None:
     scenario = load_scenario(SHIPPED / "vendor_shootout.yaml")
     model = build_model(build_data(scenario, *throughput(scenario)))
     result = solve(model, SolverOptions(mip_gap=0.0, time_limit_s=0.0))
-    assert (result.status, result.termination) == (SolveStatus.NO_SOLUTION, "maxTimeLimit")
+    assert (result.status, result.termination) == (SolveStatus.NO_SOLUTION, Termination.TIME_LIMIT)
     assert (result.objective, result.bound, result.gap) == (None, None, None)
     assert all(v.value is None for v in model.buy.values())  # nothing loaded
 

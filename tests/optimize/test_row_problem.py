@@ -62,7 +62,7 @@ def test_shadow_prices_from_the_array_model_equal_the_pyomo_model_s(name: str) -
     from dataclasses import replace
 
     from planner.optimize import build_data
-    from planner.optimize.recipe import build_and_solve
+    from planner.optimize.pyomo_stage import build_and_solve
     from planner.optimize.relaxations import DUAL_ROWS, lp_duals
     from planner.pipeline import solver_options
 

@@ -14,7 +14,8 @@ import pytest
 
 from planner.optimize import SolveStatus, build_data
 from planner.optimize.objective import CostWithServiceHeld
-from planner.optimize.paths import ALL_SERVED
+from planner.optimize.paths import SolvePath
+from planner.optimize.solvers.types import Termination
 from planner.pipeline import (
     ONE_INSTANCE,
     ONE_STAGE,
@@ -49,7 +50,7 @@ def test_a_servable_scenario_is_solved_once_and_matches_the_two_stages() -> None
     one, two, gap = _both_ways("baseline")
     result, solution, size, service = one
     assert size["service_path"] == ONE_STAGE
-    assert service.termination == ALL_SERVED and service.objective == 0.0
+    assert service.termination == Termination.ALL_SERVED and service.objective == 0.0
     assert service.solver_seconds is None  # no service stage ran
     assert two[2]["service_path"] == TWO_STAGES
     assert lexicographic_status(service, result) == SolveStatus.OPTIMAL
@@ -64,7 +65,7 @@ def test_a_servable_scenario_is_solved_once_and_matches_the_two_stages() -> None
 
 def test_the_headline_says_no_service_stage_ran_and_the_checker_holds_it_to_that() -> None:
     result = plan(load_scenario(SCENARIOS / "baseline.yaml"))
-    assert result.headline["service_status"] == ALL_SERVED
+    assert result.headline["service_status"] == Termination.ALL_SERVED
     assert result.headline["service_path"] == ONE_STAGE
     assert result.headline["weighted_unserved_share"] == 0.0
     assert result.headline["npv_cost_usd"] == pytest.approx(BASELINE_NPV_USD, abs=1.0)
@@ -78,8 +79,8 @@ def test_the_headline_says_no_service_stage_ran_and_the_checker_holds_it_to_that
 def test_an_unservable_scenario_falls_back_to_the_two_stages() -> None:
     one, two, _ = _both_ways("power_constrained", "direct")
     result, solution, size, service = one
-    assert size["service_path"].startswith("two stages, after serving everything found no plan")
-    assert service.termination != ALL_SERVED
+    assert size["service_path"] == SolvePath.TWO_STAGES_AFTER
+    assert service.termination != Termination.ALL_SERVED
     assert solution is not None and two[1] is not None
     assert service.objective == pytest.approx(two[3].objective, rel=1e-9)
     assert result.objective == pytest.approx(two[0].objective, rel=1e-9)
@@ -98,7 +99,7 @@ def test_lp_first_in_one_instance_serves_and_costs_as_the_separate_stages() -> N
     apart, apart_solution, apart_size, apart_service = min_cost(data, options, one_instance=False)
     assert size["service_path"] == ONE_INSTANCE
     assert size["lost_seconds"] is None
-    assert apart_size["service_path"].startswith("two stages, after serving everything")
+    assert apart_size["service_path"] == SolvePath.TWO_STAGES_AFTER
     assert service.status == apart_service.status == SolveStatus.OPTIMAL
     assert service.objective == pytest.approx(apart_service.objective, rel=1e-6)
     assert solution is not None and apart_solution is not None
@@ -110,7 +111,7 @@ def test_a_plan_needing_no_service_stage_is_not_said_to_have_stopped_early() -> 
     scenario = load_scenario(SCENARIOS / "baseline.yaml")
     data = build_data(scenario, *throughput(scenario))
     result = plan(scenario)
-    headline = {"mip_gap": 0.025, "service_status": ALL_SERVED}
+    headline = {"mip_gap": 0.025, "service_status": Termination.ALL_SERVED}
     first = diagnose(data, result.tables, "feasible", headline)[0]
     assert "gap on cost 2.50%" in first and "service stage" not in first
 

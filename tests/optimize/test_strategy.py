@@ -11,6 +11,7 @@ from planner.errors import SolverError
 from planner.optimize import SolverOptions, build_data, build_model, solve
 from planner.optimize.solve import SolveResult, SolveStatus, highs_model
 from planner.optimize.solvers.handoff import model_arrays
+from planner.optimize.solvers.types import Termination
 from planner.optimize.strategy import AUTO_LP_FIRST_VARIABLES, resolve, round_plan
 from planner.pipeline import plan, throughput
 from planner.results.checker import check_plan
@@ -105,7 +106,9 @@ def test_the_hand_off_reads_any_linear_row_and_loads_values_back() -> None:
 
 def test_gap_is_relative_to_the_objective_and_none_without_a_bound() -> None:
     def result(objective: float | None, bound: float | None) -> SolveResult:
-        return SolveResult(SolveStatus.FEASIBLE, "maxTimeLimit", objective, bound, 1.0, "highs")
+        return SolveResult(
+            SolveStatus.FEASIBLE, Termination.TIME_LIMIT, objective, bound, 1.0, "highs"
+        )
 
     assert result(200.0, 150.0).gap == pytest.approx(0.25)  # 50 / 200
     assert result(-200.0, -250.0).gap == pytest.approx(0.25)  # |−50| / |−200|

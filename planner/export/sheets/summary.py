@@ -21,6 +21,7 @@ from planner.export import cells
 from planner.export.charts import cost_chart, fleet_chart, power_frame
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
 from planner.results import Plan
+from planner.results.solve_words import termination_prose
 from planner.scenario.schema import Scenario
 
 TITLE = "Summary"
@@ -135,7 +136,7 @@ def write_summary(
     w.section("Solve")
     w.item("solver", h.get("solver"))
     w.item("status", plan.status, "optimal, or the best plan found when stopped early")
-    w.item("termination", h.get("termination"))
+    w.item("termination", h.get("termination"), termination_prose(h.get("termination")))
     w.item(
         "follow-ups skipped",
         ", ".join(h.get("follow_ups_skipped") or ()) or "none",

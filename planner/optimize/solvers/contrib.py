@@ -25,6 +25,7 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    Termination,
     finite,
     require_registered,
 )
@@ -96,7 +97,7 @@ def solve_contrib(
     timings = {name: timer.get_total_time(name) for name in timer.get_timers()}
     return SolveResult(
         status=status,
-        termination=results.termination_condition.name,
+        termination=Termination.of(results.termination_condition.name),
         objective=objective,
         bound=finite(bound),
         seconds=0.0,

@@ -22,28 +22,28 @@ import numpy as np
 import pyomo.environ as pyo
 
 from planner.errors import SolverError
-from planner.optimize.solvers.types import SolverOptions, SolveStatus
+from planner.optimize.solvers.types import SolverOptions, SolveStatus, Termination
 
 _TERMINATION = {
-    "kOptimal": "convergenceCriteriaSatisfied",
-    "kInfeasible": "provenInfeasible",
-    "kUnboundedOrInfeasible": "infeasibleOrUnbounded",
-    "kUnbounded": "unbounded",
-    "kObjectiveBound": "objectiveLimit",
-    "kObjectiveTarget": "objectiveLimit",
-    "kTimeLimit": "maxTimeLimit",
-    "kIterationLimit": "iterationLimit",
-    "kSolutionLimit": "iterationLimit",
-    "kInterrupt": "interrupted",
-    "kHighsInterrupt": "interrupted",
-    "kMemoryLimit": "error",
-    "kLoadError": "error",
-    "kModelError": "error",
-    "kPresolveError": "error",
-    "kSolveError": "error",
-    "kPostsolveError": "error",
+    "kOptimal": Termination.OPTIMAL,
+    "kInfeasible": Termination.INFEASIBLE,
+    "kUnboundedOrInfeasible": Termination.INFEASIBLE_OR_UNBOUNDED,
+    "kUnbounded": Termination.UNBOUNDED,
+    "kObjectiveBound": Termination.OBJECTIVE_LIMIT,
+    "kObjectiveTarget": Termination.OBJECTIVE_LIMIT,
+    "kTimeLimit": Termination.TIME_LIMIT,
+    "kIterationLimit": Termination.ITERATION_LIMIT,
+    "kSolutionLimit": Termination.ITERATION_LIMIT,
+    "kInterrupt": Termination.INTERRUPTED,
+    "kHighsInterrupt": Termination.INTERRUPTED,
+    "kMemoryLimit": Termination.ERROR,
+    "kLoadError": Termination.ERROR,
+    "kModelError": Termination.ERROR,
+    "kPresolveError": Termination.ERROR,
+    "kSolveError": Termination.ERROR,
+    "kPostsolveError": Termination.ERROR,
 }
-"""HiGHS model status → the termination names Pyomo's interfaces use."""
+"""HiGHS model status → our termination."""
 _HIGHS_STATUS = {
     "kOptimal": SolveStatus.OPTIMAL,
     "kInfeasible": SolveStatus.INFEASIBLE,
@@ -114,18 +114,18 @@ def run(bridge: HighsModel, options: SolverOptions, deadline: float | None) -> N
         raise SolverError(f"highs failed: {type(exc).__name__}: {exc}") from exc
 
 
-def status(bridge: HighsModel) -> tuple[SolveStatus, str]:
-    """Our status and Pyomo's termination name for HiGHS's last run."""
+def status(bridge: HighsModel) -> tuple[SolveStatus, Termination]:
+    """Our status and termination for HiGHS's last run."""
     name = bridge.highs.getModelStatus().name
     found = bridge.highs.getInfo().primal_solution_status == 2  # 0 none, 1 infeasible, 2 yes
     ours = _HIGHS_STATUS.get(name)
     if ours is None:
         ours = SolveStatus.FEASIBLE if found else SolveStatus.NO_SOLUTION
-        if _TERMINATION.get(name) == "error":
+        if _TERMINATION.get(name) == Termination.ERROR:
             ours = SolveStatus.ERROR
     if ours == SolveStatus.OPTIMAL and not found:
         ours = SolveStatus.NO_SOLUTION
-    return ours, _TERMINATION.get(name, "unknown")
+    return ours, _TERMINATION.get(name, Termination.OTHER)
 
 
 def load(bridge: HighsModel, values: Any) -> None:

@@ -26,6 +26,7 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    Termination,
     finite,
     status_by_gap,
 )
@@ -177,7 +178,7 @@ def _round_the_lp(
         return (
             SolveResult(
                 status=SolveStatus.OPTIMAL,
-                termination="convergenceCriteriaSatisfied",
+                termination=Termination.OPTIMAL,
                 objective=objective,
                 bound=bound,
                 seconds=0.0,

@@ -20,6 +20,7 @@ from planner.optimize.solvers.types import (
     SolveResult,
     SolverOptions,
     SolveStatus,
+    Termination,
     require_registered,
 )
 from planner.solver_programs import solver_executable
@@ -104,7 +105,7 @@ def solve_legacy(
         status = SolveStatus.NO_SOLUTION
     return SolveResult(
         status=status,
-        termination=str(condition),
+        termination=Termination.of(str(condition)),
         objective=objective,
         bound=bound,
         seconds=0.0,

@@ -38,7 +38,7 @@ LP's plan is rounded (up, else down) and re-solved warm with its whole decisions
 (s_R), the service MILP runs from it as in step 3 when s_R > cap(s*), and the
 continuous decisions' cost is minimised with the service held, in the time left. The
 plan is then feasible, its status ``feasible``, its termination
-:data:`COST_UNMINIMISED`, and its cost has no bound (gap unknown): better a plan that
+``Termination.COST_UNMINIMISED``, and its cost has no bound (gap unknown): better a plan that
 says so than none.
 
 **Column generation**: on a large model most inference assignment columns start
@@ -78,7 +78,13 @@ from planner.optimize.solvers.instance import (
     cap,
     pyomo_problem,
 )
-from planner.optimize.solvers.types import Rounding, SolveResult, SolverOptions, SolveStatus
+from planner.optimize.solvers.types import (
+    Rounding,
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    Termination,
+)
 from planner.optimize.solvers.whole_plans import (
     more_service,
     repriced,
@@ -87,17 +93,9 @@ from planner.optimize.solvers.whole_plans import (
     share,
 )
 
-__all__ = ["COST_UNMINIMISED", "Lexicographic", "cap", "solve_lexicographic"]
+__all__ = ["Lexicographic", "cap", "solve_lexicographic"]
 
 log = logging.getLogger("planner.optimize")
-
-
-COST_UNMINIMISED = (
-    "time guard: the cost LP did not finish in its share of the time; the whole "
-    "decisions come from the service stage (its LP rounded, or its MILP), not chosen "
-    "for cost; no bound on cost"
-)
-"""The cost result's termination when the time guard made the plan."""
 
 
 COST_LP_SHARE = 0.6
@@ -253,7 +251,7 @@ def solve_problem(
         "unknown" if bound is None else f"{bound:.6g}",
         "unknown" if gap is None else f"{gap:.4%}",
     )
-    status, termination = SolveStatus.OPTIMAL, "convergenceCriteriaSatisfied"
+    status, termination = SolveStatus.OPTIMAL, Termination.OPTIMAL
     if gap is None or gap > (options.mip_gap or 0.0):
         hs.set_integrality(bridge, True)
         one.hold(cap(service_value))
@@ -318,7 +316,7 @@ def _service_result(
     proved = value <= cap(bound) or (1.0 - bound / value <= service_gap)
     return SolveResult(
         status=SolveStatus.OPTIMAL if proved else SolveStatus.FEASIBLE,
-        termination="convergenceCriteriaSatisfied" if proved else "maxTimeLimit",
+        termination=Termination.OPTIMAL if proved else Termination.TIME_LIMIT,
         objective=value,
         bound=bound,
         seconds=seconds,
@@ -354,7 +352,7 @@ def _unminimised(
     )
     result = SolveResult(
         status=SolveStatus.FEASIBLE,
-        termination=COST_UNMINIMISED,
+        termination=Termination.COST_UNMINIMISED,
         objective=objective,
         bound=None,
         seconds=0.0,

@@ -7,6 +7,7 @@ Every back-end (planner.optimize.solvers.highs_direct, .contrib, .legacy) return
 from __future__ import annotations
 
 import enum
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,92 @@ class SolveStatus(enum.Enum):
         return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
+class Termination(enum.StrEnum):
+    """Why a solve stopped. The value is a stable token (the name Pyomo's interfaces use
+    where they have one): headlines and results files carry it, code compares members,
+    and :attr:`prose` is what a person reads."""
+
+    OPTIMAL = "convergenceCriteriaSatisfied"
+    INFEASIBLE = "provenInfeasible"
+    INFEASIBLE_OR_UNBOUNDED = "infeasibleOrUnbounded"
+    UNBOUNDED = "unbounded"
+    OBJECTIVE_LIMIT = "objectiveLimit"
+    TIME_LIMIT = "maxTimeLimit"
+    ITERATION_LIMIT = "iterationLimit"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+    EMPTY_MODEL = "emptyModel"
+    ALL_SERVED = "allServed"
+    """The one stage served everything, so no service stage ran."""
+    COST_UNMINIMISED = "costUnminimised"
+    """The time guard made the plan (:mod:`planner.optimize.solvers.lexicographic`)."""
+    OTHER = "other"
+    """A solver's condition with no member here (its name is in the log)."""
+
+    @classmethod
+    def of(cls, name: str) -> Termination:
+        """The member of a solver's own condition name (Pyomo's, either interface)."""
+        try:
+            return cls(name)
+        except ValueError:
+            pass
+        member = _LEGACY_NAMES.get(name)
+        if member is None:
+            logging.getLogger("planner.optimize").info("solver termination %r: other", name)
+            return cls.OTHER
+        return member
+
+    @property
+    def prose(self) -> str:
+        """The words printed for this termination."""
+        return _PROSE[self]
+
+    @classmethod
+    def prose_of(cls, value: object) -> str:
+        """The words for a headline's ``termination`` (a token, perhaps read back from a
+        results file); a value that is no token is shown as it is."""
+        try:
+            return cls(str(value)).prose
+        except ValueError:
+            return str(value)
+
+
+_LEGACY_NAMES = {
+    "optimal": Termination.OPTIMAL,
+    "globallyOptimal": Termination.OPTIMAL,
+    "locallyOptimal": Termination.OPTIMAL,
+    "infeasible": Termination.INFEASIBLE,
+    "locallyInfeasible": Termination.INFEASIBLE,
+    "maxIterations": Termination.ITERATION_LIMIT,
+    "maxEvaluations": Termination.ITERATION_LIMIT,
+    "userInterrupt": Termination.INTERRUPTED,
+    "resourceInterrupt": Termination.INTERRUPTED,
+    "solverFailure": Termination.ERROR,
+    "internalSolverError": Termination.ERROR,
+}
+"""Pyomo's classic ``TerminationCondition`` names that differ from the tokens."""
+
+_PROSE = {
+    Termination.OPTIMAL: "optimal within the gap asked",
+    Termination.INFEASIBLE: "proven infeasible",
+    Termination.INFEASIBLE_OR_UNBOUNDED: "infeasible or unbounded",
+    Termination.UNBOUNDED: "unbounded",
+    Termination.OBJECTIVE_LIMIT: "stopped at an objective limit",
+    Termination.TIME_LIMIT: "stopped at the time limit",
+    Termination.ITERATION_LIMIT: "stopped at an iteration limit",
+    Termination.INTERRUPTED: "interrupted",
+    Termination.ERROR: "the solver reported an error",
+    Termination.EMPTY_MODEL: "nothing to decide (an empty model)",
+    Termination.ALL_SERVED: "all demand served (no service stage needed)",
+    Termination.COST_UNMINIMISED: (
+        "time guard: the cost LP did not finish in its share of the time; the whole "
+        "decisions come from the service stage (its LP rounded, or its MILP), not chosen "
+        "for cost; no bound on cost"
+    ),
+    Termination.OTHER: "another solver condition (see the log)",
+}
+
+
 @dataclass(frozen=True)
 class SolverOptions:
     """Solver, relative MIP gap, wall-clock limit (s), threads (None: solver default)
@@ -66,8 +153,8 @@ class SolveResult:
     """The outcome of one solve; objective and bound in model units (USD millions)."""
 
     status: SolveStatus
-    termination: str
-    """The solver's own termination condition, for the log and the curious."""
+    termination: Termination
+    """Why the solve stopped."""
     objective: float | None
     bound: float | None
     seconds: float
