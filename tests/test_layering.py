@@ -44,6 +44,7 @@ STAGES: dict[str, int] = {
     "planner.analysis": 7,
     "planner.api": 7,
     "planner.cli": 8,
+    "planner.docs_gen": 8,
     "planner.__main__": 8,
 }
 """Stage of each top-level part of the package (the key the longest prefix matches)."""

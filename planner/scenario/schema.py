@@ -83,7 +83,7 @@ class Horizon(_Section):
     peak_to_average, while tokens served, energy and revenue use the period's average,
     and purchases arrive through the period (planner.optimize.data.deliveries);
     ``start`` — its value at the period's start (capacity and tokens alike), purchases
-    in service for the whole period they are bought in (issue 17)."""
+    in service for the whole period they are bought in."""
 
     @property
     def year_list(self) -> list[int]:
