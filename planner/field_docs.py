@@ -1,6 +1,6 @@
 """Field docstrings as pydantic field descriptions, read with one parse per module.
 
-A field is documented by the string under it (STYLE.md, "Input spec")::
+A field is documented by the string under it (docs/design.md)::
 
     class Finance(_Section):
         wacc: Fraction = 0.10

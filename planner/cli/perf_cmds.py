@@ -242,7 +242,7 @@ def kind_summaries(
     rows: list[BenchRow], calibration: EfficiencyTable | None
 ) -> dict[str, ErrorSummary]:
     """The error summary of the dense rows and of the MoE rows, when both kinds occur
-    (the README reports each against its own target)."""
+    (docs/concepts/performance.md reports each against its own target)."""
     kinds = {
         "dense": [r for r in rows if not r.model.is_moe],
         "moe": [r for r in rows if r.model.is_moe],

@@ -133,3 +133,12 @@ def fidelity_table() -> str:
             f"| {g.bias_pct:+.1f}% | {g.worst_pct:+.1f}% |"
         )
     return "\n".join(lines)
+
+
+def plan_tables() -> str:
+    """Every table of a Plan (what ``--tables DIR`` writes) with its units."""
+    from planner.results import TABLE_UNITS
+
+    rows = ["| table | units |", "|---|---|"]
+    rows += [f"| `{name}` | {' '.join(unit.split())} |" for name, unit in TABLE_UNITS.items()]
+    return "\n".join(rows)

@@ -27,14 +27,15 @@ REGIONS: dict[str, Callable[[], str]] = {
     "workbook-sheets": examples.workbook_sheets,
     "vendors": examples.vendors_table,
     "fidelity": examples.fidelity_table,
+    "plan-tables": examples.plan_tables,
 }
 """Regions of hand-written pages, by name."""
 
-QUICK = ("fidelity",)
+QUICK = ("fidelity", "plan-tables")
 """Regions made without solving a model (about a second between them)."""
 
 REGION = re.compile(
-    r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(\n<!-- end generated -->)",
+    r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)",
     re.S,
 )
 
@@ -58,7 +59,7 @@ def refreshed(text: str, names: tuple[str, ...] | None = None) -> str:
             raise KeyError(f"unknown generated region {name!r}; known: {', '.join(REGIONS)}")
         if names is not None and name not in names:
             return match.group(0)
-        return match.group(1) + REGIONS[name]() + match.group(4)
+        return match.group(1) + REGIONS[name]().rstrip("\n") + "\n" + match.group(4)
 
     return REGION.sub(fill, text)
 

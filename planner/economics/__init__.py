@@ -1,4 +1,4 @@
-"""Unit economics, the one home of cost math (DESIGN.md 4.3).
+"""Unit economics, the one home of cost math (docs/concepts/economics.md).
 
 Pure functions in USD, years and hours. A *unit* is what is bought (a server or rack
 holding ``accelerators`` chips). The optimiser's model data, its objective, the Plan's

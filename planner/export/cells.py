@@ -4,7 +4,7 @@ User text never becomes a formula: openpyxl turns any string starting with ``=``
 into a formula (and ``#N/A``-like strings into errors), and a spreadsheet may
 evaluate text starting with ``+``, ``-`` or ``@``. :func:`write_text` stores text as
 a string cell and sets the cell's quote prefix when it starts with one of those
-characters or with a tab, CR or LF (DESIGN.md section 9).
+characters or with a tab, CR or LF (docs/design.md, practical notes).
 
 CSV files have no cell types, so the same rule (:func:`formula_like`) is applied by
 :func:`csv_text` and :func:`csv_safe`: such text gets a leading apostrophe, which

@@ -1,4 +1,4 @@
-"""Pyomo rows straight from precomputed sparse terms (DESIGN.md section 7, issue 7).
+"""Pyomo rows straight from precomputed sparse terms (docs/design.md).
 
 Each constraint family computes its rows from ModelData's lookups as plain data —
 ``{key: (lower, [(coefficient, variable), ...], upper)}`` — and :func:`add_rows` declares

@@ -1,4 +1,4 @@
-"""Decision variables (DESIGN.md section 5), each over its sparse index from ModelData.
+"""Decision variables (docs/concepts/optimiser.md), each over its sparse index from ModelData.
 
 Units: purchases, existing units kept, installed units, rentals and assignments in
 units (servers or racks); unmet inference in Mtok/day at peak; unmet training in ZFLOP.

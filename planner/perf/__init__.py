@@ -1,4 +1,4 @@
-"""Performance models: throughput tables the optimiser reads (DESIGN.md section 4).
+"""Performance models: throughput tables the optimiser reads (docs/concepts/performance.md).
 
 * :mod:`planner.perf.inference` — serving throughput at a latency SLO (roofline physics in
   :mod:`planner.perf.roofline`, efficiency factors in :mod:`planner.perf.efficiency`);

@@ -1,4 +1,4 @@
-"""Training performance: FLOPs of a run, goodput under failures, cluster size (DESIGN.md 4.1).
+"""Training performance: FLOPs, goodput under failures, cluster size (docs/concepts/performance.md).
 
 Pure functions; SI units inside (FLOP, FLOP/s, s). Catalog figures in analyst units
 (TFLOPS, hours) are converted once, where they enter.

@@ -2,7 +2,7 @@
 
 A run given ``duration_days`` runs on one fixed cluster from its start to its end. The
 menu offers the smallest ``cluster_menu_sizes`` powers of two in *units* whose
-goodput-adjusted time finishes the run within the duration (DESIGN.md 4.1: a bigger
+goodput-adjusted time finishes the run within the duration (docs/concepts/performance.md: a bigger
 cluster finishes sooner at a lower goodput). Each size's wall-clock time is
 
     T(n) = F / (n · a · s(n · a) · goodput(n · a))      seconds,

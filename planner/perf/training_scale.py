@@ -1,4 +1,4 @@
-"""How a training step spends its time at a cluster size (DESIGN.md 4.1, scaling).
+"""How a training step spends its time at a cluster size (docs/concepts/performance.md).
 
 The catalog's training MFU is the *stage* efficiency: one pipeline stage's matrix work
 at the part's sustained rate, with no pipeline bubble, no exposed gradient

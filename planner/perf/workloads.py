@@ -1,7 +1,7 @@
 """The inference workloads a scenario serves: its ``inference`` section plus RL rollouts.
 
 A training run that declares ``rollout_tokens`` generates them as inference inside its
-window (DESIGN.md section 4.1); it becomes the workload ``<run>-rollouts`` with the
+window (docs/concepts/performance.md); it becomes the workload ``<run>-rollouts`` with the
 run's model and precision, its rollout SLO, one input token per output token, no
 prefix-cache hits and flat load (peak-to-average 1).
 """

@@ -1,4 +1,4 @@
-"""The scenario file: the analyst's interface (DESIGN.md section 8).
+"""The scenario file: the analyst's interface (docs/reference/scenario.md).
 
 Models are frozen, reject unknown keys, and parse numbers strictly (``true`` is not
 a number; ``"5"`` is not a number; YAML's ``1e9`` is read as a float by the loader).
@@ -150,8 +150,8 @@ class Finance(_Section):
     ] = "straight_line"
     """What a purchase is still worth at the horizon end: ``straight_line`` book value,
     ``annuity`` (capital charged as CRF(wacc, life) per year, only the years inside the
-    horizon), ``none``, or ``resale_curve`` (market resale value by age). See the README's
-    "Horizon end"."""
+    horizon), ``none``, or ``resale_curve`` (market resale value by age); see "Horizon
+    end" in docs/concepts/economics.md."""
     resale_curve: Annotated[
         dict[NonNegativeFloat, Fraction] | None, meta(perf=False, unit="share of price by age")
     ] = None
@@ -530,8 +530,8 @@ class InferenceWorkload(_Section):
         default=1.5, ge=1.0, le=10.0
     )
     """Peak demand over average demand; capacity is sized for the peak, and the tokens a
-    shortfall at peak loses follow the linear load-duration curve it implies (README,
-    "Unmet tokens and the load shape")."""
+    shortfall at peak loses follow the linear load-duration curve it implies ("Unmet tokens and the
+    load shape" in docs/concepts/time-and-procurement.md)."""
     output_tokens_per_request: Annotated[PositiveFloat, meta(perf=True, unit="tokens")] = 1000.0
     """Mean output tokens per request (sets the decode context length)."""
     context_tokens: Annotated[PositiveFloat | None, meta(perf=True, unit="tokens")] = None

@@ -1,6 +1,6 @@
 """Year-indexed values: a number (the same every year) or a mapping ``{year: value}``.
 
-Two ways to fill the years between and around the given ones (DESIGN.md section 8):
+Two ways to fill the years between and around the given ones (docs/reference/scenario.md):
 
 * ``geometric`` — demand and prices: between two given years the value grows at a
   constant rate (log-linear interpolation); before the first and after the last given

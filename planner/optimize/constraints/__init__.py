@@ -1,4 +1,4 @@
-"""Constraint families of the fleet model, one module each (DESIGN.md section 5).
+"""Constraint families of the fleet model, one module each (docs/concepts/optimiser.md).
 
 Each module has one public function ``add_<family>(m, data, var)`` whose docstring holds
 its maths. They read only the sparse lookups of :class:`ModelData` and the variables

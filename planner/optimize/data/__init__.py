@@ -5,7 +5,7 @@ validated scenario and the performance model's throughput tables. Only combinati
 that exist get an index: a hardware type is absent before its release year and from
 sites it may not be installed at, a workload × hardware pair that cannot serve is
 absent, a run is absent from hardware it cannot train on. Constraint rules then read
-these dicts and never scan collections (DESIGN.md section 7).
+these dicts and never scan collections (docs/design.md).
 
 Periods come from the scenario's horizon (:mod:`planner.scenario.periods`): each has a
 label, a start in fractional years and a length in years, and year-indexed inputs reach

@@ -4,7 +4,7 @@ Pyomo variables; and the ``lp-first`` strategy (planner.optimize.strategy).
 
 Statuses and termination names follow Pyomo's interfaces (``maxTimeLimit``, …; see
 planner.optimize.solvers.highs). HiGHS gives no duals for a MILP; ask for duals on a
-model built with ``relax`` (DESIGN.md section 5), or solve with ``lp-first``, which
+model built with ``relax`` (docs/concepts/optimiser.md), or solve with ``lp-first``, which
 returns its LP relaxation's.
 """
 
