@@ -2,6 +2,7 @@
 # Create .venv (Python 3.11+) and install planner into it, with extras if named:
 #   bash scripts/setup.sh            # the tool
 #   bash scripts/setup.sh test,plots # the tool, its test dependencies and PNG charts
+#   bash scripts/setup.sh docs       # the tool and MkDocs, to build the docs site
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

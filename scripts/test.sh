@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One command: set up .venv with the test extra, check formatting and lint, run the tests.
+# One command: set up .venv with the test and docs extras, check formatting, lint and types,
+# build the docs strictly, run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test,plots
+bash scripts/setup.sh test,plots,docs
 # The workbook tests recalculate formulas in a real spreadsheet engine and read its PDF
 # print-out. CI installs LibreOffice and poppler (Debian packages, headless); elsewhere
 # those tests skip and say why.
@@ -17,6 +18,10 @@ fi
 .venv/bin/ruff check planner tests bench
 .venv/bin/ruff format --check planner tests bench
 .venv/bin/mypy planner
+# The docs site must build without a warning (broken links, pages left out of the nav).
+docs_site=$(mktemp -d)
+trap 'rm -rf "$docs_site"' EXIT
+.venv/bin/mkdocs build --strict -q -d "$docs_site"
 # Two workers (the machine has 2 cores); a test module stays on one worker, so its
 # module-scoped fixtures (solved plans, recalculated workbooks) are built once.
 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=12 "$@"

@@ -1,9 +1,8 @@
-"""The notebook API: the README's examples run, dicts load, changes apply, errors are clear."""
+"""The notebook API: dicts load, changes apply, errors are clear (docs/python-api.md's
+examples run in tests/test_docs.py)."""
 
 from __future__ import annotations
 
-import doctest
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,35 +14,6 @@ from planner.errors import InputError
 from planner.scenario.yamlio import read_yaml
 
 REPO = Path(__file__).resolve().parents[1]
-README = (REPO / "README.md").read_text(encoding="utf-8")
-
-
-def _section(title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)^## ", README, re.S | re.M)
-    assert match, f"README has no section {title!r}"
-    return match.group(1)
-
-
-def _python_blocks(text: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", text, re.S)
-
-
-def test_the_readme_python_api_examples_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every ``>>>`` line of the README's Python API section, with its shown output."""
-    blocks = _python_blocks(_section("Python API"))
-    assert blocks, "the Python API section has no python block"
-    (tmp_path / "scenarios").symlink_to(REPO / "scenarios")
-    monkeypatch.chdir(tmp_path)  # the example's workbook lands in tmp_path/exports
-    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    report: list[str] = []
-    for number, block in enumerate(blocks):
-        test = parser.get_doctest(block, {}, f"README Python API block {number}", "README.md", 0)
-        assert test.examples
-        runner.run(test, out=report.append)
-    assert runner.failures == 0, "".join(report)
-    assert (tmp_path / "exports" / "wacc15.xlsx").stat().st_size > 0
 
 
 def test_a_dict_loads_as_the_file_does() -> None:

@@ -35,7 +35,9 @@ QUICK = ("fidelity", "plan-tables")
 """Regions made without solving a model (about a second between them)."""
 
 REGION = re.compile(
-    r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)",
+    r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)"
+    r"(?P<body>(?:(?!<!-- generated:).)*?)"
+    r"(<!-- end generated -->)",
     re.S,
 )
 
