@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from planner.cli import cli
 from planner.cli.common import run_guarded
 from planner.cli.numbers import scaled
+from planner.optimize.stages import MAX_PROFIT, MIN_COST, recipe_table
 from planner.perf.efficiency import calibration_table
 from planner.perf.fidelity import fidelity, shipped_benchmark_files
 
@@ -142,3 +143,14 @@ def plan_tables() -> str:
     rows = ["| table | units |", "|---|---|"]
     rows += [f"| `{name}` | {' '.join(unit.split())} |" for name, unit in TABLE_UNITS.items()]
     return "\n".join(rows)
+
+
+def solve_recipes() -> str:
+    """The decision tables of ``min_cost`` and ``max_profit``, from the recipe data the
+    solve driver walks (:mod:`planner.optimize.stages`)."""
+    return (
+        "`objective: min_cost`\n\n"
+        + recipe_table(MIN_COST)
+        + "\n`objective: max_profit`\n\n"
+        + recipe_table(MAX_PROFIT)
+    )

@@ -28,10 +28,11 @@ REGIONS: dict[str, Callable[[], str]] = {
     "vendors": examples.vendors_table,
     "fidelity": examples.fidelity_table,
     "plan-tables": examples.plan_tables,
+    "solve-recipes": examples.solve_recipes,
 }
 """Regions of hand-written pages, by name."""
 
-QUICK = ("fidelity", "plan-tables")
+QUICK = ("fidelity", "plan-tables", "solve-recipes")
 """Regions made without solving a model (about a second between them)."""
 
 REGION = re.compile(

@@ -62,7 +62,7 @@ class When(enum.StrEnum):
         "HiGHS (the default), strategy lp-first (auto: from 20,000 variables), not "
         "relaxed, something to serve"
     )
-    SERVE_ALL_FIRST = "serve_all_first (the default)"
+    SERVE_ALL_FIRST = "serve_all_first (the default), and no path before it found no plan"
     NO_MUST_SERVE = "every workload priced, none must-serve"
     ALWAYS = "always"
 
