@@ -37,8 +37,8 @@ def test_the_references_and_quick_regions_are_current() -> None:
 
 
 def test_the_worked_examples_are_current() -> None:
-    """The regions quoting solved plans (README and job pages) are what the commands
-    print now: one baseline run (shared by its regions) and one vendors analysis."""
+    """The regions quoting solved plans are what the code gives now: one baseline run
+    (shared by its regions), one vendors analysis and three hand-sized scenarios."""
     solved = tuple(name for name in REGIONS if name not in QUICK)
     assert [_name(p) for p in stale(REPO, solved)] == []
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import tempfile
 from collections.abc import Iterator
@@ -153,4 +154,186 @@ def solve_recipes() -> str:
         + recipe_table(MIN_COST)
         + "\n`objective: max_profit`\n\n"
         + recipe_table(MAX_PROFIT)
+    )
+
+
+def _usd_figures(line: str) -> dict[str, float]:
+    """``name $1,234,567`` pairs of one printed line, by name."""
+    return {k: float(v.replace(",", "")) for k, v in re.findall(r"(\w+) \$([\d,]+)", line)}
+
+
+def _baseline_line(start: str) -> str:
+    """The line of ``planner run`` on baseline that starts with ``start``."""
+    return next(line for line in _baseline()[0].splitlines() if line.startswith(start))
+
+
+def _baseline_npv() -> float:
+    """Baseline's NPV cost, as ``planner run`` prints it."""
+    return _usd_figures(_baseline_line("NPV cost $"))["cost"]
+
+
+def horizon_end_npvs() -> str:
+    """Baseline's fleet priced under each horizon-end convention (from the run-baseline run)."""
+    figures = _usd_figures(_baseline_line("NPV cost, same fleet"))
+    plan = _usd_figures(_baseline_line("NPV cost $"))
+    own = next(name for name, usd in figures.items() if usd == plan["cost"])
+    parts = [
+        f"{name} {scaled(usd, '$')}" + (" (its plan's)" if name == own else "")
+        for name, usd in figures.items()
+    ]
+    command = RUN_BASELINE.split(" --out")[0]
+    return f"On baseline (`{command}`): {', '.join(parts)}."
+
+
+def analysis_band() -> str:
+    """The cost band of an analysis run's MIP gap on baseline, against the scenario default."""
+    from planner.analysis.figures import DEFAULT_MIP_GAP
+    from planner.scenario.schema import Solver
+
+    npv, default = _baseline_npv(), Solver().mip_gap
+    return (
+        f"Analysis runs default to a MIP gap of {DEFAULT_MIP_GAP:.2%} (or the scenario's, if "
+        f"tighter): a band of about {scaled(DEFAULT_MIP_GAP * npv, '$')} on baseline's "
+        f"{scaled(npv, '$')}, where the scenario default ({default:.1%}) would leave one of "
+        f"{scaled(default * npv, '$')}."
+    )
+
+
+TCO = "planner tco gb200-nvl72"
+
+
+def tco_gb200() -> str:
+    """The three totals of ``planner tco gb200-nvl72``."""
+    with _scratch():
+        figures = json.loads(_run(f"{TCO} --format json"))
+    return (
+        f"`{TCO}`: owned ${figures['owned']:.2f}, neocloud-like ${figures['neocloud']:.2f}, "
+        f"on-demand ${figures['on_demand']:.2f} per GPU-hour."
+    )
+
+
+def resale_curve() -> str:
+    """The default resale curve (:data:`planner.economics.horizon_end.DEFAULT_RESALE_CURVE`)."""
+    from planner.economics.horizon_end import DEFAULT_RESALE_CURVE
+
+    ages = sorted(DEFAULT_RESALE_CURVE)
+    last = ages[-1]
+    parts = ["new" if age == 0 else f"at {age:g} year{'s' * (age != 1)}" for age in ages]
+    parts[-1] = f"from {last:g} years"
+    shares = [f"{DEFAULT_RESALE_CURVE[age]:.1%}".replace(".0%", "%") for age in ages]
+    return (
+        "The default resale curve (`DEFAULT_RESALE_CURVE`, sourced in "
+        "planner/economics/horizon_end.py), as a share of the new price: "
+        + ", ".join(f"{s} {p}" for s, p in zip(shares, parts, strict=True))
+        + "; linear between, 0 at or past the lifetime."
+    )
+
+
+LOAD_SHAPE_CASES = ((1.1, 0.30), (2.0, 0.61))
+"""(peak_to_average, shortfall as a share of the peak) of the load-shape comparison: the
+first is tests/scenarios/load_shape_shortfall.yaml's."""
+
+
+def load_shape_ratios() -> str:
+    """How many times fewer tokens the load-duration curve loses than the former ``u / a``."""
+    from planner.economics.load_shape import lost_average
+
+    (a1, u1), (a2, u2) = LOAD_SHAPE_CASES
+    r1, r2 = ((u / a) / lost_average(u, 1.0, a) for a, u in LOAD_SHAPE_CASES)
+    return (
+        f"The curve counts {r1:.1f}× fewer lost tokens than the former rule on "
+        f"`tests/scenarios/load_shape_shortfall.yaml` (a = {a1:g}, {u1:.0%} short at peak, "
+        f"every hour short) and, at a = {a2:g} and {u2:.0%} short, {r2:.1f}× fewer."
+    )
+
+
+SOFTWARE_ROWS = (
+    ("gb200-nvl72", ""),
+    ("mi355x-oam8", ""),
+    ("mi355x-oam8", "AMD=rocm7-amd-claim"),
+    ("tpu-ironwood-slice256", ""),
+    ("tpu-ironwood-slice256", "Google=pre-jetstream"),
+)
+THROUGHPUT = "planner throughput scenarios/vendor_shootout.yaml --only inference --format json"
+
+
+def software_rows() -> str:
+    """Chat rows of ``planner throughput`` on the shoot-out with and without stacks."""
+    with _scratch():
+        tables = {
+            stack: json.loads(_run(THROUGHPUT + (f" --software {stack}" if stack else "")))
+            for stack in dict.fromkeys(stack for _, stack in SOFTWARE_ROWS)
+        }
+    rows = ["| hardware | software | tokens/s per unit | $/Mtok |", "|---|---|---|---|"]
+    for hardware, stack in SOFTWARE_ROWS:
+        found = next(
+            r
+            for r in tables[stack]["inference"]
+            if r["workload"] == "chat" and r["hardware"] == hardware
+        )
+        rows.append(
+            f"| {hardware} | {found['software']} | {found['output_tokens_per_s_per_unit']:,.0f} "
+            f"| ${found['usd_per_mtok_output']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+MYOPIC = REPO / "tests" / "scenarios" / "myopic_price_rise.yaml"
+
+
+@cache
+def _myopic_plans() -> tuple[tuple[str, float, dict[int, float]], ...]:
+    """(foresight, NPV, units bought by year) of myopic_price_rise.yaml, perfect then as
+    written (myopic)."""
+    import yaml
+
+    import planner
+
+    doc = yaml.safe_load(MYOPIC.read_text(encoding="utf-8"))
+    perfect = {**doc, "solver": {**doc["solver"], "foresight": "perfect"}}
+    out = []
+    with _scratch() as folder:
+        for name, scenario in (("perfect", perfect), ("myopic", doc)):
+            (folder / "s.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
+            plan = planner.plan(folder / "s.yaml")
+            bought = plan.tables["purchases"].groupby("year")["units"].sum()
+            out.append((name, plan.headline["npv_cost_usd"], dict(bought[bought > 0])))
+    return tuple(out)
+
+
+def myopic_example() -> str:
+    """Perfect against myopic (1-year window) foresight on myopic_price_rise.yaml."""
+    (_, npv_p, buy_p), (_, npv_m, buy_m) = _myopic_plans()
+
+    def bought(units: dict[int, float]) -> str:
+        return " then ".join(f"{u:g} in {y}" for y, u in sorted(units.items()))
+
+    return (
+        f"On `tests/scenarios/myopic_price_rise.yaml` (prices rising, demand tripling in "
+        f"2028) perfect foresight buys {bought(buy_p)} (NPV {scaled(npv_p, '$')}), a "
+        f"1-year window buys {bought(buy_m)} ({scaled(npv_m, '$')})."
+    )
+
+
+DURATION = "tests/scenarios/llama_405b_duration.yaml"
+
+
+def llama_duration() -> str:
+    """The Llama 3.1 405B run with ``duration_days``, against its model card's hours."""
+    import planner
+    from planner.catalog import model_catalog
+
+    scenario = planner.load(REPO / DURATION)
+    run = scenario.training[0]
+    row = planner.plan(scenario).tables["training"].iloc[0]
+    card = model_catalog()[run.model].training_accelerator_hours
+    assert card is not None and run.tokens is not None and run.duration_days is not None
+    hours = row["accelerator_hours"]
+    return (
+        f"Llama 3.1 405B ({run.tokens / 1e12:.1f}T tokens, {run.precision}) given "
+        f"{run.duration_days:g} days on H100s gets {row['cluster_units']:,} units = "
+        f"{row['cluster_accelerators']:,} GPUs at goodput {row['goodput']:.3f} for "
+        f"{row['duration_days']:.1f} days: {hours / 1e6:.1f}M GPU-hours, "
+        f"{abs(hours / card - 1):.1%} {'under' if hours < card else 'over'} the "
+        f"{card / 1e6:.2f}M of Meta's model card."
     )

@@ -29,10 +29,26 @@ REGIONS: dict[str, Callable[[], str]] = {
     "fidelity": examples.fidelity_table,
     "plan-tables": examples.plan_tables,
     "solve-recipes": examples.solve_recipes,
+    "horizon-end-npvs": examples.horizon_end_npvs,
+    "analysis-band": examples.analysis_band,
+    "tco-gb200": examples.tco_gb200,
+    "resale-curve": examples.resale_curve,
+    "load-shape": examples.load_shape_ratios,
+    "software-rows": examples.software_rows,
+    "myopic-example": examples.myopic_example,
+    "llama-duration": examples.llama_duration,
 }
 """Regions of hand-written pages, by name."""
 
-QUICK = ("fidelity", "plan-tables", "solve-recipes")
+QUICK = (
+    "fidelity",
+    "plan-tables",
+    "solve-recipes",
+    "tco-gb200",
+    "resale-curve",
+    "load-shape",
+    "software-rows",
+)
 """Regions made without solving a model (about a second between them)."""
 
 REGION = re.compile(
