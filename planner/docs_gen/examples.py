@@ -337,3 +337,31 @@ def llama_duration() -> str:
         f"{abs(hours / card - 1):.1%} {'under' if hours < card else 'over'} the "
         f"{card / 1e6:.2f}M of Meta's model card."
     )
+
+
+V4_CURVE = (
+    "planner curve --model deepseek-v4 --hardware gb300-nvl72 --precision fp4 "
+    "--interactivity 50 --mtp 1:0.85"
+)
+V4_RATE_USD_PER_GPU_HOUR = 2.65
+"""The GB300 cloud rate SemiAnalysis's comparison states."""
+V4_REPORTED_USD_PER_MTOK = 0.156
+"""SemiAnalysis, "DeepSeekV4 1.6T Day 0 to Day 43 Performance Over Time", 2026-06-09."""
+
+
+def deepseek_v4_point() -> str:
+    """DeepSeek-V4-Pro on GB300 NVL72 at 50 tok/s/user, against the reported $/Mtok."""
+    with _scratch():
+        point = json.loads(_run(f"{V4_CURVE} --format json"))["points"][0]
+    per_gpu = point["output_tokens_per_s_per_accelerator"]
+    at_rate = V4_RATE_USD_PER_GPU_HOUR / (per_gpu * 3600) * 1e6
+    return (
+        f"gives {point['layout']} at {per_gpu:,.0f} output tokens/s per GPU. The command's "
+        f"own `usd_per_mtok_output` is ${point['usd_per_mtok_output']:.2f}, at the catalog "
+        f"price with default finance; at **${V4_RATE_USD_PER_GPU_HOUR:.2f} per GPU-hour** "
+        f"(the GB300 cloud rate this comparison states) it is **${at_rate:.2f} per million "
+        f"output tokens**, {at_rate / V4_REPORTED_USD_PER_MTOK:.1f}x the "
+        f"${V4_REPORTED_USD_PER_MTOK} SemiAnalysis reported for the same point after 43 days "
+        """of software work ("DeepSeekV4 1.6T Day 0 to Day 43 Performance Over Time", """
+        "2026-06-09)."
+    )

@@ -37,6 +37,7 @@ REGIONS: dict[str, Callable[[], str]] = {
     "software-rows": examples.software_rows,
     "myopic-example": examples.myopic_example,
     "llama-duration": examples.llama_duration,
+    "deepseek-v4": examples.deepseek_v4_point,
 }
 """Regions of hand-written pages, by name."""
 
@@ -48,6 +49,7 @@ QUICK = (
     "resale-curve",
     "load-shape",
     "software-rows",
+    "deepseek-v4",
 )
 """Regions made without solving a model (about a second between them)."""
 
