@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 import planner.catalog as catalog_loading
 from planner.catalog import HardwareSpec, ModelSpec, hardware_catalog, model_catalog
+from planner.scenario.timing import available_from_year
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -146,10 +147,11 @@ def test_hardware_units_plausible(hw_id: str) -> None:
     hw = HARDWARE[hw_id]
     if hw.peak_tflops_bf16 is not None:
         assert 10 <= hw.peak_tflops_bf16 <= 20_000, "dense bf16 TFLOPS per accelerator"
-    assert 0.1 <= hw.memory_gb <= 1000, "GB per accelerator"
+    assert 0.1 <= hw.memory_gb <= 2000, "GB per accelerator (Rubin Ultra: ~1 TB HBM4e)"
     assert 0 < hw.memory_tbps <= 200, "TB/s per accelerator"
     kw_per_accelerator = hw.power_kw / hw.accelerators
-    assert 0.05 <= kw_per_accelerator <= 3.0, f"{kw_per_accelerator:.3f} kW per accelerator"
+    # up to a four-die Rubin Ultra package with its share of CPUs and switches (~4.2 kW)
+    assert 0.05 <= kw_per_accelerator <= 5.0, f"{kw_per_accelerator:.3f} kW per accelerator"
     usd_per_accelerator = hw.price_usd / hw.accelerators
     assert 1_000 <= usd_per_accelerator <= 200_000, f"${usd_per_accelerator:,.0f} per accelerator"
     assert 2018 <= hw.release_year <= 2028
@@ -158,7 +160,30 @@ def test_hardware_units_plausible(hw_id: str) -> None:
     assert 0.0 <= hw.mfu_training <= 0.6
     assert 1_000 <= hw.mtbf_hours_per_accelerator <= 1_000_000
     if hw.scale_up_gbps is not None:
-        assert 10 <= hw.scale_up_gbps <= 5_000, "GB/s one direction per accelerator"
+        assert 10 <= hw.scale_up_gbps <= 10_000, "GB/s one direction per accelerator"
+
+
+@pytest.mark.parametrize("hw_id", HW_IDS)
+def test_availability_is_sourced_and_successors_come_later(hw_id: str) -> None:
+    """Every availability fact carries its source; a successor is a catalog row that
+    ships after the part it follows, so the price-hold rule reads a real date."""
+    hw = HARDWARE[hw_id]
+    facts = (hw.available_from, hw.end_of_sale, hw.first_year_max_units, hw.successor)
+    if any(f is not None for f in facts):
+        assert hw.availability_source and re.search(r"\d{4}", hw.availability_source)
+    if hw.successor is not None:
+        after = HARDWARE[hw.successor]
+        assert after.vendor == hw.vendor
+        assert available_from_year(after) > available_from_year(hw)
+
+
+def test_the_newest_generations_are_in_the_catalog() -> None:
+    """Later years choose among generations: each vendor line with an announced next
+    generation carries it (flagged as estimates)."""
+    for newest in ("rubin-ultra-nvl576", "mi450x-helios72"):
+        assert HARDWARE[newest].price_is_estimate and "ESTIMATE" in HARDWARE[newest].notes
+    assert HARDWARE["vr200-nvl144"].successor == "rubin-ultra-nvl576"
+    assert HARDWARE["mi355x-oam8"].successor == "mi450x-helios72"
 
 
 @pytest.mark.parametrize("hw_id", HW_IDS)

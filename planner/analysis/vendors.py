@@ -7,7 +7,7 @@ written (all vendors); then one task per vendor in the hardware list, in which:
 * the **existing fleet stays** (it is sunk and already installed: a vendor decision is
   about what to buy next), and so do units ``on_order`` (sunk too). Other vendors'
   existing hardware keeps running to the end of its life but cannot be bought again
-  (its ``release_year`` is moved past the horizon and any ``available_from`` dropped).
+  (its supply cap is 0, ``max_units_per_year: 0``, and no rental offer is kept).
   ``greenfield=True`` (``--greenfield``) drops other vendors' existing and on-order
   units too;
 * ``vendor_share_max`` is dropped: a share cap means nothing in a one-vendor fleet.
@@ -69,14 +69,12 @@ def vendor_document(scenario: Scenario, vendor: str, *, greenfield: bool = False
         doc["existing_fleet"] = [f for f in doc["existing_fleet"] if f["hardware"] in mine]
         doc["on_order"] = [f for f in doc["on_order"] if f["hardware"] in mine]
     kept = {f["hardware"] for f in doc["existing_fleet"] + doc["on_order"]}
-    never = scenario.horizon.end + 1
     hardware = []
     for item in doc["hardware"]:
         if item["id"] in mine:
             hardware.append(item)
-        elif item["id"] in kept:
-            rest = {k: v for k, v in item.items() if k != "available_from"}
-            hardware.append({**rest, "release_year": never})
+        elif item["id"] in kept:  # its units stay; no more can be bought (supply cap 0)
+            hardware.append({**item, "max_units_per_year": 0})
     doc["hardware"] = hardware
     doc["rental"] = [r for r in doc["rental"] if r["hardware"] in mine]
     doc["vendor_share_max"] = {}

@@ -117,9 +117,21 @@ class HardwareSpec(_Row):
     end_of_sale: int | None = None
     """Last year the system can be ordered; None: no end of sale."""
     price_decline_per_year: Annotated[float, Field(ge=0, lt=1)] = DEFAULT_PRICE_DECLINE_PER_YEAR
-    """List-price decline of this SKU per year after ``price_year`` (a fraction): the
-    price of a unit ordered at t is ``price_usd · (1 − d)^(t − price_year)``. Default:
-    :data:`DEFAULT_PRICE_DECLINE_PER_YEAR`, with its source."""
+    """List-price decline of this SKU per year once its successor ships (a fraction):
+    the price of a unit ordered at t is ``price_usd · (1 − d)^max(0, t − t_s)``, t_s the
+    later of ``price_year`` and the successor's first delivery; with no successor the
+    price holds. Default: :data:`DEFAULT_PRICE_DECLINE_PER_YEAR`, with its source."""
+    successor: CatalogId | None = None
+    """Catalog id of the next generation in this part's vendor line (the part that
+    replaces it, not necessarily the same form). The list price holds until the successor
+    can be delivered (its ``available_from``, else 1 January of its ``release_year``),
+    then declines by ``price_decline_per_year``: SKU prices fall as they age behind a
+    newer part, and early in a SKU's life they fell little or rose
+    (:data:`DEFAULT_PRICE_DECLINE_PER_YEAR`). None: no successor is announced, so the
+    list price holds over the whole horizon."""
+    availability_source: str | None = None
+    """Where ``available_from``, ``end_of_sale``, ``first_year_max_units`` and
+    ``successor`` come from (publication and date); required when any is set."""
     lifetime_years: PositiveInt = 5
     """Depreciation / useful life, years."""
     mfu_training: Fraction

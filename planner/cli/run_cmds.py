@@ -84,6 +84,12 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"undiscounted net ${h['undiscounted_cost_usd']:,.0f}"
     )
     out.print(horizon_end_line(h))
+    if h.get("price_convention"):
+        held = h.get("capex_usd_prices_held")
+        same = "" if held is None else f"; the same fleet's capex with prices held ${held:,.0f}"
+        out.print(
+            escape(f"{h['price_convention']}: capex ${h['capex_usd']:,.0f}{same}"), soft_wrap=True
+        )
     sold = sales_line(plan.tables.get("sales"))
     if sold is not None:
         out.print(sold)

@@ -20,9 +20,11 @@ from pathlib import Path
 import pandas as pd
 from click.testing import CliRunner
 
+from planner.catalog import hardware_catalog
 from planner.cli import cli
 from planner.cli.common import run_guarded
 from planner.cli.numbers import scaled
+from planner.economics.rates import price_decline_start
 from planner.optimize.stages import MAX_PROFIT, MIN_COST, recipe_table
 from planner.perf.efficiency import calibration_table
 from planner.perf.fidelity import fidelity, shipped_benchmark_files
@@ -365,3 +367,23 @@ def deepseek_v4_point() -> str:
         """of software work ("DeepSeekV4 1.6T Day 0 to Day 43 Performance Over Time", """
         "2026-06-09)."
     )
+
+
+def catalog_availability() -> str:
+    """Each catalog part's availability, successor and price path, from the catalog."""
+    catalog = hardware_catalog()
+    lines = [
+        "| hardware | available from | end of sale | successor | price decline from | "
+        "list price (year) | source |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for spec in catalog.values():
+        start = price_decline_start(spec)
+        lines.append(
+            f"| {spec.id} | {spec.available_from or spec.release_year} "
+            f"| {spec.end_of_sale or ''} | {spec.successor or 'none: price held'} "
+            f"| {'' if start is None else f'{start:g}'} "
+            f"| ${spec.price_usd:,.0f} ({spec.price_year}) "
+            f"| {spec.availability_source or ''} |"
+        )
+    return "\n".join(lines)

@@ -29,6 +29,7 @@ REGIONS: dict[str, Callable[[], str]] = {
     "fidelity": examples.fidelity_table,
     "plan-tables": examples.plan_tables,
     "solve-recipes": examples.solve_recipes,
+    "catalog-availability": examples.catalog_availability,
     "horizon-end-npvs": examples.horizon_end_npvs,
     "analysis-band": examples.analysis_band,
     "tco-gb200": examples.tco_gb200,
@@ -50,6 +51,7 @@ QUICK = (
     "load-shape",
     "software-rows",
     "deepseek-v4",
+    "catalog-availability",
 )
 """Regions made without solving a model (about a second between them)."""
 

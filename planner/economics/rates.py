@@ -7,11 +7,14 @@ Energy and rent use the 8,760-hour billing year (:data:`planner.units.HOURS_PER_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from planner.catalog import hardware_catalog
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.schema import HardwareChoice, Scenario, Site
 from planner.scenario.series import value_at
+from planner.scenario.timing import available_from_year
 from planner.units import DAYS_PER_YEAR, HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_DAY
 
 
@@ -90,17 +93,44 @@ def price_decline_per_year(choice: HardwareChoice, spec: HardwareSpec) -> float:
     return spec.price_decline_per_year if given is None else given
 
 
-def unit_price_usd(choice: HardwareChoice, spec: HardwareSpec, when: float) -> float:
-    """Price of one unit of ``spec`` bought at ``when``: the scenario's ``price_usd``
-    (a number, or ``{year: price}`` read geometrically), else the catalog price declined
-    by ``price_decline_per_year`` d (the choice's, else the catalog row's) from the
-    catalog ``price_year`` y0::
+def price_decline_start(
+    spec: HardwareSpec, specs: Mapping[str, HardwareSpec] | None = None
+) -> float | None:
+    """When ``spec``'s list price starts to decline, fractional years: the later of its
+    ``price_year`` and its successor's first delivery (:func:`available_from_year`; the
+    successor as the scenario sees it, ``specs``, else the catalog's). None: no
+    successor, the price holds."""
+    if spec.successor is None:
+        return None
+    successor = (specs or {}).get(spec.successor) or hardware_catalog().get(spec.successor)
+    if successor is None:  # refused when the scenario is checked; no decline meanwhile
+        return None
+    return max(float(spec.price_year), available_from_year(successor))
 
-        price(when) = price_catalog · (1 − d)^max(0, when − y0)
+
+def unit_price_usd(
+    choice: HardwareChoice,
+    spec: HardwareSpec,
+    when: float,
+    specs: Mapping[str, HardwareSpec] | None = None,
+) -> float:
+    """Price of one unit of ``spec`` bought at ``when``: the scenario's ``price_usd``
+    (a number, or ``{year: price}`` read geometrically), else the catalog price, held
+    until t_s = :func:`price_decline_start` (the successor ships; never, without one)
+    and declined by ``price_decline_per_year`` d (the choice's, else the catalog row's)
+    after it::
+
+        price(when) = price_catalog · (1 − d)^max(0, when − t_s)
+
+    ``specs``: the scenario's hardware (:func:`planner.scenario.resolve.hardware_specs`),
+    so a successor's ``available_from`` moved by the scenario moves the decline too.
     """
     if choice.price_usd is None:
+        start = price_decline_start(spec, specs)
+        if start is None:
+            return spec.price_usd
         decline = price_decline_per_year(choice, spec)
-        return spec.price_usd * (1.0 - decline) ** max(0.0, when - spec.price_year)
+        return spec.price_usd * (1.0 - decline) ** max(0.0, when - start)
     return value_at(choice.price_usd, when, "geometric")
 
 
@@ -111,3 +141,31 @@ def rental_usd_per_accelerator_hour(scenario: Scenario, hardware_id: str, when: 
         if offer.hardware == hardware_id:
             return value_at(offer.usd_per_accelerator_hour, when, "geometric")
     return float("nan")
+
+
+def price_convention(scenario: Scenario, specs: Mapping[str, HardwareSpec]) -> str:
+    """The price path the scenario's hardware follows, in one sentence for the headline:
+    catalog list prices held until each part's successor ships, then declining at the
+    rates used; parts with no successor, and prices the scenario gives, named."""
+    declining: dict[float, list[str]] = {}
+    held: list[str] = []
+    given: list[str] = []
+    for choice in scenario.hardware:
+        spec = specs[choice.id]
+        if choice.price_usd is not None:
+            given.append(choice.id)
+        elif price_decline_start(spec, specs) is None:
+            held.append(choice.id)
+        else:
+            declining.setdefault(price_decline_per_year(choice, spec), []).append(choice.id)
+    parts = []
+    if declining:
+        rates = "; ".join(
+            f"{rate:.0%} a year ({', '.join(ids)})" for rate, ids in sorted(declining.items())
+        )
+        parts.append(f"catalog list prices held until each part's successor ships, then {rates}")
+    if held:
+        parts.append(f"held over the horizon, no successor in the catalog ({', '.join(held)})")
+    if given:
+        parts.append(f"as the scenario gives them ({', '.join(given)})")
+    return "prices: " + "; ".join(parts) if parts else "prices: no hardware"

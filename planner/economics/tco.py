@@ -158,7 +158,8 @@ def tco_for_scenario(
 ) -> TcoBuildUp:
     """The build-up of ``hardware_id`` with the scenario's finance, at ``site_name`` (its
     electricity, PUE and ``build`` costs; default the first site), in the first year."""
-    spec = hardware_specs(scenario)[hardware_id]
+    specs = hardware_specs(scenario)
+    spec = specs[hardware_id]
     offer = offer_catalog().get(hardware_id)
     if offer is None:
         offer = OfferSpec(
@@ -185,7 +186,7 @@ def tco_for_scenario(
         spec,
         offer,
         dc,
-        price_usd=unit_price_usd(choice, spec, year),
+        price_usd=unit_price_usd(choice, spec, year, specs),
         wacc=finance.wacc,
         neocloud_wacc=defaults.neocloud_wacc,
         pue=rates.pue,

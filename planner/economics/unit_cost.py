@@ -130,7 +130,8 @@ def unit_cost_for_scenario(
     finance = scenario.finance
     return unit_cost(
         hw,
-        price_usd=unit_price_usd(choice, hw, year) + network_storage_usd_per_unit(scenario, hw),
+        price_usd=unit_price_usd(choice, hw, year, specs)
+        + network_storage_usd_per_unit(scenario, hw),
         wacc=finance.wacc,
         pue=rates.pue,
         electricity_usd_per_kwh=rates.electricity_usd_per_kwh,

@@ -11,7 +11,13 @@ from planner.optimize.data import ModelData
 from planner.optimize.extract import Solution
 from planner.results.costs import RESALE, costs_by_year, costs_table, usd_per_mtok_table
 from planner.results.diagnosis import diagnose
-from planner.results.fleet import fleet_table, periods_table, purchases_table, rentals_table
+from planner.results.fleet import (
+    capex_prices_held,
+    fleet_table,
+    periods_table,
+    purchases_table,
+    rentals_table,
+)
 from planner.results.horizon_end import horizon_end_figures
 from planner.results.investment import investment_figures, investment_tables
 from planner.results.limits import limits_tables
@@ -107,6 +113,8 @@ def build_plan(
         ),
         "residual_credit_usd": -float(costs.loc[residual, "usd"].sum()),
         "capex_usd": float(purchases["capex_usd"].sum()),
+        "capex_usd_prices_held": capex_prices_held(d, sol),
+        "price_convention": d.price_convention,
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_tokens_basis": LOAD_SHAPE_BASIS,
         "unmet_training_flops": float(training["unmet_flops"].sum()),

@@ -40,6 +40,14 @@ def periods_table(d: ModelData) -> pd.DataFrame:
     )
 
 
+def capex_prices_held(d: ModelData, sol: Solution) -> float:
+    """The plan's purchases at prices held (``ModelData.price_held_usd``: catalog list
+    prices with no decline), USD: what the same fleet costs if prices do not fall."""
+    return float(
+        sum(units * d.price_held_usd.get((h, v), 0.0) for (h, _s, v), units in sol.buy.items())
+    )
+
+
 def purchases_table(d: ModelData, sol: Solution) -> pd.DataFrame:
     """Purchases by delivery ``period``: the ``order_period`` (a lead time earlier, or
     the same), capex, the part of it paid at order (``finance.capex_payment``; the rest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from planner.catalog import hardware_catalog
 from planner.errors import Problem
 from planner.scenario.resolve import hardware_spec
 from planner.scenario.schema import Scenario
@@ -19,7 +20,8 @@ from planner.scenario.timing import (
 
 def check_timing(scenario: Scenario) -> list[Problem]:
     """Lead times shorter than the horizon, ``available_from`` inside it, end of sale
-    not before availability, and ``on_order`` deliveries inside the horizon."""
+    not before availability, a successor that is a catalog part, and ``on_order``
+    deliveries inside the horizon."""
     problems: list[Problem] = []
     horizon = scenario.horizon
     start, end = horizon.start, horizon.start + horizon.years
@@ -44,6 +46,18 @@ def check_timing(scenario: Scenario) -> list[Problem]:
                     "under on_order",
                 )
             )
+        if spec.successor is not None and spec.successor not in hardware_catalog():
+            known = sorted(s for s in hardware_catalog() if s != spec.id)
+            problems.append(
+                Problem(
+                    path=f"{path}.successor",
+                    message="unknown successor: the price holds until a catalog part ships",
+                    found=spec.successor,
+                    expected="a catalog hardware id, e.g. " + ", ".join(known[:4]),
+                    hint="run `planner hardware list` for the ids, or drop successor to hold "
+                    "the price",
+                )
+            )
         if h.available_from is not None:
             try:
                 first = quarter_start(h.available_from)
@@ -58,13 +72,16 @@ def check_timing(scenario: Scenario) -> list[Problem]:
                     )
                 )
                 continue
-            if not start - EPS_YEARS <= first < end - EPS_YEARS:
+            # A date before the horizon is a part already shipping (a catalog row's own
+            # date, copied): available from the start. One at or after its end could
+            # never be delivered in it.
+            if first >= end - EPS_YEARS:
                 problems.append(
                     Problem(
                         path=f"{path}.available_from",
-                        message="available_from outside the horizon",
+                        message="available_from after the horizon: nothing could be delivered",
                         found=str(h.available_from),
-                        expected=f"a quarter or date in {span}",
+                        expected=f"a quarter or date before the end of {span}",
                         hint="drop it (the catalog's release year applies) or move it",
                     )
                 )

@@ -27,9 +27,11 @@ from planner.scenario import load_scenario
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "generate.py"
 
 VARIABLES = {
-    "buy": 576,  # 12 hardware x 2 sites x 24 quarters (every type on sale from 2026Q1)
+    # 12 hardware x 2 sites x 24 quarters, less vr200-nvl144's first two quarters at 2
+    # sites (available from 2026Q3)
+    "buy": 572,
     "kept": 12,  # the 2024 h100 cohort at texas, alive 2026Q1-2028Q4
-    "installed": 576,  # one stock per (hardware, site, quarter) that can hold units
+    "installed": 572,  # one stock per (hardware, site, quarter) that can hold units
     "rent": 48,  # 2 rentable types x 24 quarters
     # 3 runs x 26 places (12 hardware x 2 sites + 2 rented types), less tpu-v6e at 2
     # sites for the two fp8 runs (pretrain-01, rl-03): it has no fp8 units
@@ -40,9 +42,9 @@ VARIABLES = {
     "z_train": 0,  # no run of M has a duration_days: no (size, start) choices
     # (workload, hardware) pairs the perf model can serve x quarters: every workload on
     # all 12 types (wide expert parallelism over scale-out fits the large MoE models),
-    # 24 quarters; the rl-03 rollouts on 12 types in 2028 (4 quarters): 10 x 288 + 48.
-    # Not per site: inference is pooled.
-    "x_inf": 2928,
+    # 24 quarters (vr200-nvl144 from 2026Q3: 22), the rl-03 rollouts on 12 types in
+    # 2028 (4 quarters): 10 x (288 - 2) + 48. Not per site: inference is pooled.
+    "x_inf": 2908,
     "unmet_inf": 244,  # 10 workloads x 24 quarters + the rollouts' 4
     "lost_inf": 244,  # one per unmet_inf: the tokens its shortfall loses (load shape)
     "unmet_train": 3,  # one per run
@@ -52,12 +54,13 @@ VARIABLES = {
     "sell": 0,  # finance.sell_early is off: no early sales (empty families)
     "sell_existing": 0,
 }
-INTEGER = 662  # buy 576 + kept 12 + y 74
+INTEGER = 658  # buy 572 + kept 12 + y 74
 
 CONSTRAINTS = {
-    "fleet_balance": 576,  # one per installed stock
+    "fleet_balance": 572,  # one per installed stock
     "existing_no_return": 11,  # the cohort's 12 quarters after its first
-    "capacity": 288,  # 12 hardware x 24 quarters, each pooling its sites and rentals
+    # 12 hardware x 24 quarters (vr200-nvl144: 22), each pooling its sites and rentals
+    "capacity": 286,
     # (hardware, place, quarter) where a run may train: 12 quarters of 2028-2030 x 26
     # places (every pool has more than one place, so each place gets its own row), less
     # tpu-v6e's 2 sites in the 8 quarters only fp8 runs use (2028, 2029)
@@ -83,7 +86,8 @@ CONSTRAINTS = {
     "lost_tokens": 1204,
     "power": 48,  # 2 sites x 24 quarters
     "budget": 24,  # one per quarter
-    "supply": 168,  # 7 supply-capped types (racks, pods and a few drawn) x 24 quarters
+    # 7 supply-capped types (racks, pods and a few drawn) x 24 quarters (vr200: 22)
+    "supply": 166,
     "vendor_share": 0,  # M sets no vendor share cap
     "grid": 0,  # no site builds or leases, no rental commitments
     "max_blocks": 0,
@@ -122,7 +126,7 @@ def test_m_constraint_counts(model: pyo.ConcreteModel) -> None:
 
 def test_m_model_size(model: pyo.ConcreteModel) -> None:
     assert model_size(model) == {
-        "variables": sum(VARIABLES.values()),  # 5,097
+        "variables": sum(VARIABLES.values()),  # 5,069
         "integer_variables": INTEGER,
-        "constraints": sum(CONSTRAINTS.values()),  # 3,599
+        "constraints": sum(CONSTRAINTS.values()),  # 3,591
     }

@@ -1,4 +1,6 @@
-"""Per-SKU list-price decline: price(t) = catalog price · (1 − d)^(t − price_year)."""
+"""Per-SKU list-price decline: the catalog price holds until the successor ships, then
+price(t) = catalog price · (1 − d)^(t − t_s), t_s = max(price_year, successor's first
+delivery); with no successor the price holds."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 from planner.catalog import hardware_catalog
 from planner.catalog.schema import DEFAULT_PRICE_DECLINE_PER_YEAR
-from planner.economics.rates import unit_price_usd
+from planner.economics.rates import price_decline_start, unit_price_usd
 from planner.scenario.schema import HardwareChoice
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -22,24 +24,43 @@ def _spec():
     return hardware_catalog()["h100-hgx"]
 
 
-def test_decline_by_hand() -> None:
-    spec = _spec()
+def test_the_price_holds_until_the_successor_ships() -> None:
+    spec = _spec()  # h100-hgx, price year 2024; successor h200-hgx from 2024Q2
+    assert (spec.price_year, spec.successor) == (2024, "h200-hgx")
+    assert hardware_catalog()["h200-hgx"].available_from == "2024Q2"
+    assert price_decline_start(spec) == 2024.25
     choice = HardwareChoice(id=spec.id, price_decline_per_year=0.1)
-    years = spec.price_year + 2
-    # two years at 10 %/yr: 0.9 · 0.9 = 0.81 of the catalog price
-    assert unit_price_usd(choice, spec, years) == pytest.approx(0.81 * spec.price_usd)
-    # before the price year the catalog price holds
-    assert unit_price_usd(choice, spec, spec.price_year - 1) == pytest.approx(spec.price_usd)
+    # two years after 2024.25 at 10 %/yr: 0.9 · 0.9 = 0.81 of the catalog price
+    assert unit_price_usd(choice, spec, 2026.25) == pytest.approx(0.81 * spec.price_usd)
+    # before the successor ships (and before the price year) the catalog price holds
+    assert unit_price_usd(choice, spec, 2024.2) == spec.price_usd
+    assert unit_price_usd(choice, spec, spec.price_year - 1) == spec.price_usd
+
+
+def test_no_successor_holds_the_price_over_the_horizon() -> None:
+    newest = hardware_catalog()["rubin-ultra-nvl576"]
+    assert newest.successor is None and price_decline_start(newest) is None
+    choice = HardwareChoice(id=newest.id)
+    assert unit_price_usd(choice, newest, newest.price_year + 6) == newest.price_usd
+
+
+def test_a_successor_slipped_by_the_scenario_moves_the_decline() -> None:
+    spec = _spec()
+    slipped = hardware_catalog()["h200-hgx"].model_copy(update={"available_from": "2025Q3"})
+    specs = {"h200-hgx": slipped}
+    assert price_decline_start(spec, specs) == 2025.5
+    choice = HardwareChoice(id=spec.id, price_decline_per_year=0.5)
+    assert unit_price_usd(choice, spec, 2026.5, specs) == pytest.approx(0.5 * spec.price_usd)
+    early = slipped.model_copy(update={"available_from": "2023Q1"})
+    assert price_decline_start(spec, {"h200-hgx": early}) == 2024.0  # not before the price year
 
 
 def test_default_is_the_catalog_decline() -> None:
     spec = _spec()
     assert spec.price_decline_per_year == DEFAULT_PRICE_DECLINE_PER_YEAR == 0.20
     choice = HardwareChoice(id=spec.id)
-    # three years at the catalog's 20 %/yr: 0.8^3 = 0.512 of the catalog price
-    assert unit_price_usd(choice, spec, spec.price_year + 3) == pytest.approx(
-        0.512 * spec.price_usd
-    )
+    # three years at the catalog's 20 %/yr after 2024.25: 0.8^3 = 0.512 of the price
+    assert unit_price_usd(choice, spec, 2027.25) == pytest.approx(0.512 * spec.price_usd)
 
 
 def test_zero_holds_the_catalog_price() -> None:

@@ -66,7 +66,7 @@ def test_the_summary_prints_on_one_page(pages: list[str]) -> None:
 
 
 def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
-    """The NPV ($3,011,579,832 on baseline) prints as $3.01B; a credit keeps its sign.
+    """The NPV ($3,388,303,650 on baseline) prints as $3.39B; a credit keeps its sign.
     (Was $2.86B, residual -$1.59B / -$899.93M at present value, before the calibrated
     serving default and training rates from MLPerf data; $2.85B before the start rows
     of delivered-through periods; $4.63B before the
@@ -78,13 +78,13 @@ def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
     by wide expert parallelism without a blanket MoE bandwidth derate.)"""
     summary = next(p for p in pages if _sheet_of(p) == "Summary")
     line = next(x for x in summary.splitlines() if "NPV of total cost of ownership" in x)
-    assert "$3.01B" in line
+    assert "$3.39B" in line
     costs = next(p for p in pages if _sheet_of(p) == "Costs")
     assert "USD ($K, $M, $B)" in costs
     assert "$0.0K" in costs  # categories without cost
     residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
-    # baseline: a credit of $1,670,751 thousand in the last period, $943M at present value
-    assert [r[-2:] for r in residual] == [["-$1.67B", "-$1.67B"], ["-$943.55M", "-$943.55M"]]
+    # baseline: a credit of $1,982,726 thousand in the last period, $1.12B at present value
+    assert [r[-2:] for r in residual] == [["-$1.98B", "-$1.98B"], ["-$1.12B", "-$1.12B"]]
 
 
 def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:

@@ -19,6 +19,7 @@ import pytest
 from libreoffice import error_cells, recalculated, require_soffice
 
 from planner import economics
+from planner.catalog import hardware_catalog
 from planner.economics.addons import network_storage_usd_per_unit, with_network_storage_power
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.costs import npv_at
@@ -295,6 +296,28 @@ def _throughput_usd_per_mtok(values: openpyxl.Workbook) -> dict[tuple[str, str],
     }
 
 
+def test_the_decline_cells_drive_the_prices(
+    baseline, edit: Edit, profile: Path, tmp_path: Path
+) -> None:
+    """A catalog price is held until the successor ships, then declines: the per-period
+    price cells are formulas of the catalog price, the decline and its start, so an
+    analyst who sets the decline to 0, or moves its start past the horizon, holds every
+    price at the list price (and everything that reads them moves with it)."""
+    _, built = baseline
+    spec = hardware_catalog()["gb200-nvl72"]
+    late = built.refs[("price", "gb200-nvl72", 2031)]
+    assert built.expected[late] < 0.5 * spec.price_usd  # as planned: declined since 2025Q3
+    edit(built.refs[("price_decline", "gb200-nvl72")], 0.0)
+    held = _recalculate(built, tmp_path / "rate", profile)
+    edit(built.refs[("price_decline", "gb200-nvl72")], 0.2)
+    edit(built.refs[("price_decline_from", "gb200-nvl72")], 2040)
+    later = _recalculate(built, tmp_path / "start", profile)
+    for year in (2026, 2031):
+        address = built.refs[("price", "gb200-nvl72", year)]
+        assert _cell(held, address).value == pytest.approx(spec.price_usd)
+        assert _cell(later, address).value == pytest.approx(spec.price_usd)
+
+
 def test_changing_a_hardware_price_moves_full_load_usd_per_mtok(
     baseline, edit: Edit, profile: Path, tmp_path: Path
 ) -> None:
@@ -304,7 +327,8 @@ def test_changing_a_hardware_price_moves_full_load_usd_per_mtok(
     result, built = baseline
     scenario = load_scenario(REPO / "scenarios/baseline.yaml")
     address = built.refs[("price", "gb200-nvl72", 2026)]
-    price = 1.5 * _cell(built.workbook, address).value
+    # a formula of the catalog price, the decline and its start; its value as planned
+    price = 1.5 * built.expected[address]
     edit(address, price)
     values = _recalculate(built, tmp_path, profile)
     spec = hardware_specs(scenario)["gb200-nvl72"]

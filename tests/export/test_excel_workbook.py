@@ -120,7 +120,7 @@ def test_costs_are_live_formulas(book: openpyxl.Workbook) -> None:
     # residual_usd is column L: order_period and capex_at_order_usd sit before it (lead times);
     # 12 purchase rows since the shipped calibration became the default (8, and no GB300,
     # under the built-in efficiency priors)
-    assert ws["G13"].value == "=-SUM('Purchases'!$L$2:$L$14)"
+    assert ws["G13"].value == "=-SUM('Purchases'!$L$2:$L$11)"
     npv_row = _find(ws, "Total present value (TCO, excl. penalties)")
     assert ws.cell(row=npv_row, column=8).value == f"=SUM(B{npv_row}:G{npv_row})"
     first_pv = _find(ws, "Present value at the horizon start (USD)") + 1
@@ -308,10 +308,11 @@ def test_chart_axes_and_legends(book: openpyxl.Workbook) -> None:
     block = book["Charts"]
     hardware = [block.cell(row=3, column=c).value for c in range(2, 2 + len(fleet.series))]
     assert [s.tx.v for s in fleet.series] == [h.removesuffix(" (accelerators)") for h in hardware]
-    # gb300-nvl72 since the shipped calibration became the default
+    # gb300-nvl72 since the shipped calibration became the default; no h200-hgx since
+    # list prices hold until each part's successor ships (h200's price no longer falls
+    # from 2024, so b200-hgx, whose price falls from 2025Q4, serves instead)
     assert [s.tx.v for s in fleet.series] == [
         "h100-hgx",
-        "h200-hgx",
         "b200-hgx",
         "gb200-nvl72",
         "gb300-nvl72",

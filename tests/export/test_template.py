@@ -24,7 +24,9 @@ SHIPPED = sorted((REPO / "scenarios").glob("*.yaml"))
 
 def _custom_document() -> dict[str, Any]:
     """A scenario touching every kind of cell: series, lists, dates, bools, new ids."""
-    new_hw = hardware_catalog()["h100-hgx"].model_dump(exclude={"id", "price_usd"})
+    new_hw = hardware_catalog()["h100-hgx"].model_dump(
+        exclude={"id", "price_usd", "available_from", "successor", "availability_source"}
+    )
     new_model = model_catalog()["llama-3.1-8b"].model_dump(exclude={"id"})
     return {
         "name": '=HYPERLINK("http://example.com","click")',

@@ -30,13 +30,25 @@ inference: [{name: chat, model: llama-3.1-8b, tokens_per_day: 1.0e10}]
             "finance.sell_early",
             "on order",
         ),
-        ("{id: h100-hgx, available_from: 2029Q1}", "", "hardware[0].available_from", "outside"),
-        ("{id: h100-hgx, available_from: 2025-05-01}", "", "hardware[0].available_from", "outside"),
+        ("{id: h100-hgx, available_from: 2029Q1}", "", "hardware[0].available_from", "after"),
         (
             "{id: h100-hgx, available_from: 2027Q2, end_of_sale: 2026}",
             "",
             "hardware[0].end_of_sale",
             "end of sale",
+        ),
+        ("{id: h100-hgx, successor: h300-hgx}", "", "hardware[0].successor", "unknown successor"),
+        (
+            "{id: h100-hgx, price_decline_per_year: 1.0}",
+            "",
+            "hardware[0].price_decline_per_year",
+            "less than 1",
+        ),
+        (
+            "{id: h100-hgx, price_decline_per_year: -0.1}",
+            "",
+            "hardware[0].price_decline_per_year",
+            "greater than or equal to 0",
         ),
         (
             "{id: h100-hgx}",
@@ -94,3 +106,12 @@ def test_a_delivery_date_maps_to_its_calendar_month() -> None:
     assert date_year("2026-12-01") == pytest.approx(2026 + 11 / 12, abs=1e-12)
     assert date_year("2026-02-15") == pytest.approx(2026 + (1 + 14 / 28) / 12)
     assert date_year(2027) == 2027.0
+
+
+def test_a_date_before_the_horizon_is_a_part_already_shipping(tmp_path: Path, run_cli) -> None:
+    """A copied catalog row keeps its past ``available_from``: available from the start."""
+    file = tmp_path / "past.yaml"
+    hardware = "{id: h100-hgx, available_from: 2025-05-01}"
+    file.write_text(BASE.replace("HARDWARE", hardware), encoding="utf-8")
+    result = run_cli("validate", file)
+    assert result.code == 0, result.out + result.err

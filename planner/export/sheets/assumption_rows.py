@@ -6,7 +6,7 @@ Units and fill rules come from the scenario schema's field metadata
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +79,8 @@ class Entry:
     """Book.refs keys pointing at this row's value cell."""
     name: str | None = None
     fmt: str | None = None
-    formula: str | None = None
+    formula: str | Callable[[Any], str] | None = None
+    """A formula, or a function of the Book giving one (to read cells written above)."""
     expected: float | None = None
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog.schema import HardwareSpec
-from planner.economics.rates import price_decline_per_year, unit_price_usd
+from planner.economics.rates import price_decline_per_year, price_decline_start, unit_price_usd
 from planner.export import cells
 from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, number_format, unit
 from planner.export.sheets.book import PERIOD, Book, table
@@ -231,31 +231,102 @@ def _order_offsets(plan: Plan, periods: list[Period]) -> dict[Any, float]:
 
 
 def _catalog_price(
-    rows: Rows, choice: HardwareChoice, spec: HardwareSpec, offsets: dict[Any, float]
+    rows: Rows,
+    choice: HardwareChoice,
+    spec: HardwareSpec,
+    specs: dict[str, HardwareSpec],
+    offsets: dict[Any, float],
 ) -> None:
-    """The catalog price declined by ``price_decline_per_year`` from its ``price_year``,
-    one row per period with the price an order placed then pays (at the period's
-    average order date, ``offsets``, as the optimiser charges it,
-    :func:`planner.economics.rates.unit_price_usd`), and the decline."""
+    """The catalog price, held until the successor ships and declined by
+    ``price_decline_per_year`` after it (:func:`planner.economics.rates.unit_price_usd`):
+    the catalog price, the decline and the year it starts as cells, then one row per
+    period whose price is a formula of those three at the period's average order date
+    (``offsets``, as the optimiser charges it), so editing the decline or its start moves
+    every price and what reads it. Without a successor the price holds: one row."""
     h = choice.id
     decline = price_decline_per_year(choice, spec)
-    note = (
-        f"Catalog price {spec.price_usd:,.0f} USD in {spec.price_year} (Hardware sheet), "
-        f"declined by {decline:.0%} a year after it."
-    )
-    if decline == 0:
+    start = price_decline_start(spec, specs)
+    fmt = number_format("price_usd")
+    what = field_meta(HardwareChoice, "price_usd")
+    rate_note = doc(HardwareChoice, "price_decline_per_year")
+    if start is None:
+        note = (
+            f"Catalog price {spec.price_usd:,.0f} USD in {spec.price_year} (Hardware sheet), "
+            "held: no successor in the catalog, so no decline applies."
+        )
         rows.series("hardware", HardwareChoice, "price_usd", h, spec.price_usd, note, key="price")
-    else:
-        what = field_meta(HardwareChoice, "price_usd")
-        for p in rows.periods:
-            price = unit_price_usd(choice, spec, p.start + offsets[p.label])
-            keys = (("price", h, p.label),)
-            fmt = number_format("price_usd")
-            rows.add(
-                Entry("hardware", "price_usd", h, p.label, price, what.unit, note, keys, fmt=fmt)
+        rows.add(
+            Entry(
+                "hardware", "price_decline_per_year", h, ALL, decline, "fraction a year", rate_note
             )
-    note = doc(HardwareChoice, "price_decline_per_year")
-    rows.add(Entry("hardware", "price_decline_per_year", h, ALL, decline, "fraction a year", note))
+        )
+        return
+    base = ("catalog_price", h)
+    rate = ("price_decline", h)
+    since = ("price_decline_from", h)
+    rows.add(
+        Entry(
+            "hardware",
+            "catalog price_usd",
+            h,
+            spec.price_year,
+            spec.price_usd,
+            what.unit,
+            "The catalog's list price (Hardware sheet).",
+            (base,),
+            fmt=fmt,
+        )
+    )
+    rows.add(
+        Entry(
+            "hardware",
+            "price_decline_per_year",
+            h,
+            ALL,
+            decline,
+            "fraction a year",
+            rate_note,
+            (rate,),
+        )
+    )
+    rows.add(
+        Entry(
+            "hardware",
+            "price_decline_from",
+            h,
+            ALL,
+            start,
+            "year",
+            f"When {spec.successor} can be delivered (its available_from, else its release "
+            f"year), not before the price year: the list price holds until then.",
+            (since,),
+            fmt=cells.GENERAL,
+        )
+    )
+    note = f"Catalog price held until price_decline_from, then declined by {decline:.0%} a year."
+    for p in rows.periods:
+        at = p.start + offsets[p.label]
+        price = unit_price_usd(choice, spec, at, specs)
+
+        def formula(book: Any, at: float = at) -> str:
+            return f"={book.ref(base)}*(1-{book.ref(rate)})^MAX(0,{at!r}-{book.ref(since)})"
+
+        keys = (("price", h, p.label),)
+        rows.add(
+            Entry(
+                "hardware",
+                "price_usd",
+                h,
+                p.label,
+                None,
+                what.unit,
+                note,
+                keys,
+                fmt=fmt,
+                formula=formula,
+                expected=price,
+            )
+        )
 
 
 def _hardware(rows: Rows, scenario: Scenario, plan: Plan) -> None:
@@ -264,7 +335,7 @@ def _hardware(rows: Rows, scenario: Scenario, plan: Plan) -> None:
         h = choice.id
         price = choice.price_usd
         if price is None:
-            _catalog_price(rows, choice, specs[h], _order_offsets(plan, rows.periods))
+            _catalog_price(rows, choice, specs[h], specs, _order_offsets(plan, rows.periods))
         else:
             note = doc(HardwareChoice, "price_usd")
             rows.series("hardware", HardwareChoice, "price_usd", h, price, note, key="price")
@@ -314,7 +385,8 @@ def write_assumptions(book: Book, plan: Plan, scenario: Scenario) -> None:
             book.text(ws, i, j, text)
         book.value(ws, i, 4, e.period, cells.YEAR if isinstance(e.period, int) else None)
         if e.formula is not None:
-            book.formula(ws, i, VALUE_COL, e.formula, e.expected, e.fmt)
+            text = e.formula if isinstance(e.formula, str) else e.formula(book)
+            book.formula(ws, i, VALUE_COL, text, e.expected, e.fmt)
         else:
             book.value(ws, i, VALUE_COL, e.value, e.fmt)
         book.text(ws, i, 6, e.unit)

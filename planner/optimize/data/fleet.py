@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from planner import deadline
 from planner.catalog.schema import HardwareSpec
-from planner.economics import unit_price_usd
+from planner.economics import price_convention, unit_price_usd
 from planner.economics.addons import network_storage_usd_per_unit
 from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, horizon_end_fraction
 from planner.optimize.data.context import Context
@@ -31,6 +31,8 @@ Balance = tuple[Key | None, tuple[Key, ...], tuple[Key, ...], tuple[Key, ...], t
 class Purchases(TypedDict):
     buy_index: tuple[Key, ...]
     price_usd: dict[Key, float]
+    price_held_usd: dict[Key, float]
+    price_convention: str
     residual_fraction: dict[Key, float]
     horizon_end_convention: str
     residual_by_convention: dict[str, dict[Key, float]]
@@ -71,6 +73,7 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     by_convention: dict[str, dict[Key, float]] = {c: {} for c in HORIZON_END_CONVENTIONS}
     buy_index: list[Key] = []
     price: dict[Key, float] = {}
+    held: dict[Key, float] = {}
     residual: dict[Key, float] = {}
     ordered: dict[Key, PeriodLabel] = {}
     payments: dict[Key, tuple[tuple[PeriodLabel, float], ...]] = {}
@@ -90,9 +93,10 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
                 continue
             key = (h, p.label)
             ordered_at = order.start + offset[order.label]
-            price[key] = unit_price_usd(choice, spec, ordered_at) + network_storage_usd_per_unit(
-                ctx.scenario, spec
-            )
+            extra = network_storage_usd_per_unit(ctx.scenario, spec)
+            price[key] = unit_price_usd(choice, spec, ordered_at, ctx.specs) + extra
+            listed = spec.price_usd if choice.price_usd is None else price[key] - extra
+            held[key] = listed + extra
             delivered_at = p.start + offset[p.label]
             for convention, shares in by_convention.items():
                 shares[key] = horizon_end_fraction(
@@ -114,6 +118,8 @@ def purchases(ctx: Context, useful: set[str]) -> Purchases:
     return {
         "buy_index": tuple(buy_index),
         "price_usd": price,
+        "price_held_usd": held,
+        "price_convention": price_convention(ctx.scenario, ctx.specs),
         "residual_fraction": residual,
         "horizon_end_convention": finance.horizon_end,
         "residual_by_convention": by_convention,

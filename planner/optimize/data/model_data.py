@@ -205,6 +205,11 @@ class ModelData:
     """r → weight of its undone share of work in the service objective."""
     horizon_end_convention: str = "straight_line"
     """The horizon-end convention ``residual_fraction`` is priced under."""
+    price_held_usd: dict[Key, float] = field(default_factory=dict)
+    """(h, v) → the unit's price with catalog list prices held (no decline; a price the
+    scenario gives as given): the capex of the same fleet with prices held."""
+    price_convention: str = ""
+    """The price path in one sentence (:func:`planner.economics.rates.price_convention`)."""
     residual_by_convention: dict[str, dict[Key, float]] = field(default_factory=dict)
     """convention → (h, v) → share of the price credited at the horizon end under it
     (planner.economics.horizon_end): the same plan re-priced under each."""
