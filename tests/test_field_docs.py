@@ -79,7 +79,8 @@ def test_schema_fields_are_documented() -> None:
         "Discount rate for NPV and capital recovery, per year."
     )
     assert HardwareSpec.model_fields["memory_gb"].description == (
-        "HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB."
+        "HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB (at most 1e6, a\n"
+        "petabyte; the largest part today has 288 GB)."
     )
     # fields made from the catalog row carry its descriptions
     assert HardwareChoice.model_fields["memory_gb"].description == (

@@ -22,6 +22,20 @@ NonNegativeInt = Annotated[int, Field(ge=0)]
 AvailableFrom = Annotated[str, Field(pattern=r"^[0-9]{4}(Q[1-4]|-[0-9]{2}-[0-9]{2})$")] | dt.date
 """A quarter (``2027Q3``) or a date (``2027-08-15``, read as its quarter)."""
 Fraction = Annotated[float, Field(ge=0, le=1)]
+CatalogYear = Annotated[int, Field(ge=1990, le=2100)]
+"""A year of a catalog row (price, release, end of sale), as a scenario's years are."""
+MODEL_LAYERS_MAX = 10_000
+CONTEXT_TOKENS_MAX = 1_000_000_000
+ModelParams = Annotated[float, Field(gt=0, le=1e6)]
+"""Parameters, billions: at most 1e6 (a quadrillion, about 500 times the largest model
+of 2025); the sizes below bound an architecture likewise, far above any built, so its
+memory and FLOP arithmetic stays finite."""
+ModelLayers = Annotated[int, Field(gt=0, le=MODEL_LAYERS_MAX)]
+"""Layers: at most 10,000."""
+ModelWidth = Annotated[int, Field(gt=0, le=1_000_000)]
+"""A width, head or expert count: at most 1,000,000."""
+ContextTokens = Annotated[int, Field(gt=0, le=CONTEXT_TOKENS_MAX)]
+"""A length in tokens: at most 1e9."""
 CatalogId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
 
 Precision = Literal["bf16", "fp8", "fp4"]
@@ -63,16 +77,18 @@ class HardwareSpec(_Row):
     """Accelerator family used to share calibrated efficiencies, e.g. ``hopper``."""
     form: Literal["server", "rack", "pod-slice", "card"]
     """What one purchased unit is."""
-    accelerators: PositiveInt
-    """Accelerators (chips) per unit."""
+    accelerators: Annotated[int, Field(gt=0, le=100_000)]
+    """Accelerators (chips) per unit (at most 100,000: a unit is a server, a rack or a
+    pod slice; above it the optimiser's unit counts are no longer solvable numbers)."""
     peak_tflops_bf16: PositiveFloat | None
     """Dense (no sparsity) peak TFLOPS per accelerator at bf16."""
     peak_tflops_fp8: PositiveFloat | None = None
     """Dense peak TFLOPS per accelerator at fp8; None where unsupported."""
     peak_tflops_fp4: PositiveFloat | None = None
     """Dense peak TFLOPS per accelerator at fp4; None where unsupported."""
-    memory_gb: PositiveFloat
-    """HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB."""
+    memory_gb: Annotated[float, Field(gt=0, le=1e6)]
+    """HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB (at most 1e6, a
+    petabyte; the largest part today has 288 GB)."""
     memory_tbps: PositiveFloat
     """Memory bandwidth per accelerator, TB/s."""
     memory_kind: Literal["hbm", "gddr", "sram"] = "hbm"
@@ -90,15 +106,16 @@ class HardwareSpec(_Row):
     scale_out_latency_us: PositiveFloat | None = None
     """Latency of one small all-to-all across scale-up domains over the scale-out
     network, µs; None: ``planner.perf.roofline.DEFAULT_SCALE_OUT_LATENCY_US``."""
-    power_kw: PositiveFloat
-    """IT power of one unit at typical full load, kW (facility PUE not included)."""
+    power_kw: Annotated[float, Field(gt=0, le=1e5)]
+    """IT power of one unit at typical full load, kW (facility PUE not included; at most
+    1e5, 100 MW: above it a site's power rows are no longer solvable numbers)."""
     price_usd: PositiveFloat
     """Price of one unit, USD, in ``price_year``."""
-    price_year: int
+    price_year: CatalogYear
     """Year the price refers to."""
     price_is_estimate: bool = True
     """True where no list price is published and the figure is an analyst estimate."""
-    release_year: int
+    release_year: CatalogYear
     """First year the system can be bought in volume."""
     available_from: AvailableFrom | None = None
     """First date units can be delivered, at quarter precision: ``2027Q3``, or a date
@@ -114,7 +131,7 @@ class HardwareSpec(_Row):
     first_year_max_units: NonNegativeFloat | None = None
     """Most units delivered (all sites) in the 12 months from ``available_from``, e.g. a
     launch allocation; None: no launch cap."""
-    end_of_sale: int | None = None
+    end_of_sale: CatalogYear | None = None
     """Last year the system can be ordered; None: no end of sale."""
     price_decline_per_year: Annotated[float, Field(ge=0, lt=1)] = DEFAULT_PRICE_DECLINE_PER_YEAR
     """List-price decline of this SKU per year once its successor ships (a fraction):
@@ -132,8 +149,8 @@ class HardwareSpec(_Row):
     availability_source: str | None = None
     """Where ``available_from``, ``end_of_sale``, ``first_year_max_units`` and
     ``successor`` come from (publication and date); required when any is set."""
-    lifetime_years: PositiveInt = 5
-    """Depreciation / useful life, years."""
+    lifetime_years: Annotated[int, Field(gt=0, le=100)] = 5
+    """Depreciation / useful life, years (at most 100)."""
     mfu_training: Fraction
     """Default model-FLOPs utilisation for large-scale training at bf16."""
     mfu_training_fp8: Fraction | None = None
@@ -192,11 +209,11 @@ class CompressedAttention(_Row):
     (DeepSeek-V4's compressed sparse and heavily compressed attention), plus the model's
     ``compressed_window_tokens`` most recent tokens uncompressed."""
 
-    layers: PositiveInt
+    layers: ModelLayers
     """Layers of this kind."""
-    tokens_per_entry: PositiveInt
+    tokens_per_entry: ContextTokens
     """Tokens folded into one cached entry (4 for CSA, 128 for HCA)."""
-    attended_entries: PositiveInt | None = None
+    attended_entries: ContextTokens | None = None
     """Entries a query attends to, chosen by an indexer (CSA: the top 1,024); None: all."""
 
 
@@ -209,41 +226,41 @@ class ModelSpec(_Row):
     """Display name."""
     developer: str = ""
     """Organisation that released the model, e.g. ``Meta``, ``DeepSeek``."""
-    total_params_b: PositiveFloat
+    total_params_b: ModelParams
     """Total parameters, billions."""
-    active_params_b: PositiveFloat
+    active_params_b: ModelParams
     """Parameters active per token, billions (equals total for dense models)."""
-    layers: PositiveInt
+    layers: ModelLayers
     """Transformer layers."""
-    hidden_size: PositiveInt
+    hidden_size: ModelWidth
     """Model (residual stream) width."""
-    attention_heads: PositiveInt
+    attention_heads: ModelWidth
     """Query heads."""
-    kv_heads: PositiveInt
+    kv_heads: ModelWidth
     """Key/value heads (GQA); equals attention heads for MHA."""
-    head_dim: PositiveInt
+    head_dim: ModelWidth
     """Dimension per attention head."""
-    kv_lora_rank: PositiveInt | None = None
+    kv_lora_rank: ModelWidth | None = None
     """MLA: compressed KV latent dimension (e.g. 512 for DeepSeek-V3); None without MLA."""
-    qk_rope_head_dim: PositiveInt | None = None
+    qk_rope_head_dim: ModelWidth | None = None
     """MLA: decoupled RoPE key dimension cached per token (e.g. 64)."""
-    experts: PositiveInt | None = None
+    experts: ModelWidth | None = None
     """MoE: routed experts per layer; None for dense models."""
-    experts_per_token: PositiveInt | None = None
+    experts_per_token: ModelWidth | None = None
     """MoE: routed experts each token uses."""
-    sliding_window_layers: int = Field(default=0, ge=0)
+    sliding_window_layers: Annotated[int, Field(ge=0, le=MODEL_LAYERS_MAX)] = 0
     """Layers whose attention only sees the last ``sliding_window_tokens`` tokens."""
-    sliding_window_tokens: PositiveInt | None = None
+    sliding_window_tokens: ContextTokens | None = None
     """Window of the sliding-window layers, tokens."""
     compressed_attention: tuple[CompressedAttention, ...] = ()
     """Layer groups with a compressed KV cache (DeepSeek-V4); the other layers keep every
     token."""
-    compressed_window_tokens: NonNegativeInt = 0
+    compressed_window_tokens: Annotated[int, Field(ge=0, le=CONTEXT_TOKENS_MAX)] = 0
     """Most recent tokens each compressed layer also keeps uncompressed."""
     kv_shared_key_value: bool = False
     """One cached vector per KV head serves as key and value (DeepSeek-V4), so a token
     caches ``kv_heads · head_dim`` elements a layer, not twice that."""
-    max_context_tokens: PositiveInt
+    max_context_tokens: ContextTokens
     """Maximum context length, tokens."""
     training_tokens: PositiveFloat | None = None
     """Reported pre-training tokens."""

@@ -24,7 +24,7 @@ from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
 from planner.scenario.series import YearValue, given_years
 from planner.scenario.timing_checks import check_timing
-from planner.scenario.training_checks import check_training_durations
+from planner.scenario.training_checks import check_rollouts, check_training_durations
 from planner.units import NO_CALIBRATION
 
 # Share of accelerator memory usable for weights and KV cache (the rest holds
@@ -342,6 +342,7 @@ def check_scenario(
     problems = check_unique_names(scenario) + check_catalog_rows(scenario)
     problems += check_references(scenario, withheld) + check_years(scenario, withheld)
     problems += check_calibration_file(scenario, base_dir) + check_training_durations(scenario)
+    problems += check_rollouts(scenario)
     if not withheld.horizon:  # terms and lead times are read against the horizon
         problems += check_procurement(scenario) + check_timing(scenario)
     # A vendor the scenario has no hardware of may be named (a vendors analysis drops

@@ -44,7 +44,9 @@ NonNegativeYearValue = NonNegativeFloat | dict[Year, NonNegativeFloat]
 Availability = Annotated[float, Field(gt=0, le=1)]
 """Share of owned units in service: above 0 (at 0 no unit ever works, and the cluster
 and rate arithmetic divides by it), at most 1."""
-TokensPerDay = Annotated[float, Field(ge=1.0, le=1e18)]
+TOKENS_PER_DAY_RANGE = (1.0, 1e18)
+"""Least and most output tokens a day of an inference workload (and of rollouts)."""
+TokensPerDay = Annotated[float, Field(ge=TOKENS_PER_DAY_RANGE[0], le=TOKENS_PER_DAY_RANGE[1])]
 """At least one token a day (below it the lost-token rows underflow to NaN) and at most
 1e18 (about a million times 2025's largest deployments)."""
 TokensYearValue = TokensPerDay | dict[Year, TokensPerDay]
@@ -59,6 +61,18 @@ UsdPerKwhYearValue = UsdPerKwh | dict[Year, UsdPerKwh]
 TtftSeconds = Annotated[float, Field(gt=0, le=86_400)]
 """A time-to-first-token target above 0 and at most a day (a longer one is no target:
 leave it out); beyond it the chunked-prefill budget is not finite."""
+TrainingTokens = Annotated[float, Field(gt=0, le=1e18)]
+"""Training tokens: at most 1e18 (about 60,000 times Llama 3's 15.6T); beyond it the
+step count of the training perf model is no longer a finite integer."""
+SequenceTokens = Annotated[float, Field(gt=0, le=1e8)]
+"""Tokens of one training sequence: at most 1e8 (a hundred times the longest context
+trained today)."""
+TrainingFlops = Annotated[float, Field(gt=0, le=1e32)]
+"""Training FLOPs: at most 1e32 (about ten million times the largest run of 2025);
+beyond it the optimiser's training rows hold numbers no solver accepts."""
+Multiplier = Annotated[float, Field(gt=0, le=100)]
+"""A multiplier on modelled throughput: above 0 and at most 100 (a hundred times the
+model; beyond it the optimiser's rows hold numbers no solver accepts)."""
 PUE_UNIT = "facility power / IT power"
 FACILITY_UNIT = "USD per kW of IT load per year"
 
@@ -227,13 +241,19 @@ class Budget(_Section):
     """Capital budget per year, USD; held from the last given year; absent = unlimited."""
 
 
+def _bounded(annotation: Any, metadata: list[Any]) -> Any:
+    """A catalog field's type with its constraints (``gt``, ``le``, lengths) attached, so
+    an override is held to the catalog's bounds where the scenario is parsed."""
+    return Annotated[(annotation, *metadata)] if metadata else annotation  # type: ignore[misc]
+
+
 def _hardware_choice_fields() -> dict[str, Any]:
     """Every catalog field, optional, so a scenario can override any of them."""
     fields: dict[str, Any] = {}
     for name, info in HardwareSpec.model_fields.items():
         if name in ("id", "price_usd", "price_decline_per_year"):
             continue
-        annotation: Any = info.annotation
+        annotation: Any = _bounded(info.annotation, info.metadata)
         fields[name] = (annotation | None, Field(default=None, description=info.description))
     return fields
 
@@ -308,7 +328,10 @@ class ModelChoice(
         "_ModelOverrides",
         __base__=_Section,
         **{
-            name: (_as_written(info.annotation) | None, Field(default=None))
+            name: (
+                _bounded(_as_written(info.annotation), info.metadata) | None,
+                Field(default=None),
+            )
             for name, info in ModelSpec.model_fields.items()
             if name != "id"
         },
@@ -405,7 +428,7 @@ class TrainingRun(_Section):
     """Run id."""
     model: str
     """Model id (must be listed under ``models``)."""
-    tokens: Annotated[PositiveFloat, meta(perf=True, unit="tokens")]
+    tokens: Annotated[TrainingTokens, meta(perf=True, unit="tokens")]
     """Training tokens."""
     precision: Precision = "bf16"
     """Compute precision (bf16, fp8, fp4)."""
@@ -422,9 +445,9 @@ class TrainingRun(_Section):
     8,192, Llama 3 405B's main-stage batch, for pretrain and full; 65,536 = 8 × 8,192,
     MLPerf's Llama 2 70B LoRA batch, for lora). At a fixed batch a larger cluster gives
     each accelerator less work a step, so its rate falls (planner.perf.training_scale)."""
-    sequence_tokens: Annotated[PositiveFloat, meta(perf=True, unit="tokens")] = 8192.0
+    sequence_tokens: Annotated[SequenceTokens, meta(perf=True, unit="tokens")] = 8192.0
     """Tokens in one training sequence (one pipeline microbatch)."""
-    flops: Annotated[PositiveFloat | None, meta(perf=True, unit="FLOP")] = None
+    flops: Annotated[TrainingFlops | None, meta(perf=True, unit="FLOP")] = None
     """Total training FLOPs; overrides 6 · active params · tokens (4 · for lora)."""
     mfu: Annotated[Fraction | None, meta(perf=True, unit="share of peak")] = None
     """Stage model-FLOPs utilisation (one pipeline stage's matrix work, before the
@@ -668,9 +691,9 @@ class ThroughputScale(_Section):
     Carlo's ``--perf-error`` samples them from the model's measured error, so a plan's
     spread includes the model's own uncertainty."""
 
-    training: Annotated[PositiveFloat, meta(perf=True, unit="multiplier")] = 1.0
+    training: Annotated[Multiplier, meta(perf=True, unit="multiplier")] = 1.0
     """Scales every training run's sustained rate (a run then needs more or fewer units)."""
-    inference: Annotated[PositiveFloat, meta(perf=True, unit="multiplier")] = 1.0
+    inference: Annotated[Multiplier, meta(perf=True, unit="multiplier")] = 1.0
     """Scales every serving rate (output, decode and prefill tokens/s per unit)."""
 
 

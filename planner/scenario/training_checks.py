@@ -1,11 +1,36 @@
-"""Semantic checks of training runs with a duration (``duration_days``, dates)."""
+"""Semantic checks of training runs: a duration's dates, rollouts' daily demand."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from planner.errors import Problem
-from planner.scenario.schema import Scenario
+from planner.scenario.schema import TOKENS_PER_DAY_RANGE, Scenario
+from planner.units import DAYS_PER_YEAR
+
+
+def check_rollouts(scenario: Scenario) -> list[Problem]:
+    """A run's rollout tokens spread over its window's days give 1 to 1e18 tokens a day
+    (the rollout workload of planner.perf.workloads), so the workload they become is a
+    valid one (``TOKENS_PER_DAY_RANGE``); otherwise the run is refused here, at its own
+    field, where the workload would have ended the run in an internal error."""
+    low, high = TOKENS_PER_DAY_RANGE
+    problems: list[Problem] = []
+    for i, run in enumerate(scenario.training):
+        if run.rollout_tokens is None:
+            continue
+        days = (run.window[1] - run.window[0] + 1) * DAYS_PER_YEAR
+        if not low <= run.rollout_tokens / days <= high:
+            problems.append(
+                Problem(
+                    path=f"training[{i}].rollout_tokens",
+                    message="rollouts over the run's window give a daily demand out of range",
+                    found=f"{run.rollout_tokens:g} tokens over {days:g} days",
+                    expected=f"{low * days:g} to {high * days:g} tokens ({low:g}-{high:g} a day)",
+                    hint="give the rollout tokens of the whole window, or leave rollout_tokens out",
+                )
+            )
+    return problems
 
 
 def check_training_durations(scenario: Scenario) -> list[Problem]:
