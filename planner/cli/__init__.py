@@ -3,7 +3,8 @@
 Conventions every command follows: ``--help`` with an example; ``--format
 table|csv|json`` on every command that prints results (json prints exactly one JSON
 document on stdout; messages go to stderr); exit codes 0 ok, 2 bad input, 3 solver or
-runtime failure.
+runtime failure, 4 a plan printed whose outputs were not all written (``run``,
+:mod:`planner.cli.run_exports`).
 
 Commands load lazily: :data:`COMMANDS` names the module and function of each, and only
 the command that runs is imported, so ``planner --help`` and ``planner validate`` do

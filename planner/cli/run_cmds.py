@@ -26,7 +26,8 @@ from planner.cli.outputs import (
     scenario_inputs,
 )
 from planner.cli.resolution_out import OPTION, ResolutionReport, require_resolution
-from planner.deadline import Deadline, TimeLimitError
+from planner.cli.run_exports import Export, write_exports
+from planner.deadline import Deadline
 from planner.export.charts import CHARTS
 from planner.export.plots import require_matplotlib, write_plots
 from planner.follow_ups import skipped_line
@@ -199,6 +200,11 @@ def run(
     a plan kept: when the limit is spent after it, the shadow prices, --marginal values
     and LP relief estimates not yet made are skipped and named (exit 0), and a
     workbook that cannot be written within the export's grace is reported, not written.
+    Nor is a plan lost to an export that fails (a folder that cannot be written, a full
+    disk, an error in a writer): the plan is printed first, each of the workbook,
+    --tables and --plots is written on its own, a failed one is named with its reason
+    and leaves no half-written file, and the run exits 4 (plan printed, an output
+    missing) rather than 0, so a script notices the missing file.
 
     --format csv prints the headline figures (status, objective, costs, model size,
     timings) as item,value rows; --tables DIR writes every plan table, one file each
@@ -264,23 +270,17 @@ def run(
         if resolution is not None:
             resolution.print(fmt)
         _warn(result)
-        try:  # within the export's grace after the limit; the plan printed above stays
-            written = api.write_workbook(result, scenario, target, source=scenario_file)
-        except TimeLimitError as exc:
-            stderr.print(
-                f"[bold yellow]workbook not written[/bold yellow]: {escape(str(exc))}; "
-                "the plan above is complete (nothing was written over the output; "
-                "--tables and --plots were not written either)",
-                soft_wrap=True,
+        exports: list[Export] = [  # each on its own: one failing never loses the plan
+            (
+                "workbook",
+                lambda: [api.write_workbook(result, scenario, target, source=scenario_file)],
             )
-            return
-        stderr.print(f"wrote {written}", markup=False)
+        ]
         if tables_dir is not None:
-            for file in api.write_tables(result, tables_dir, table_format):
-                stderr.print(f"wrote {file}", markup=False)
+            exports.append(("tables", lambda: api.write_tables(result, tables_dir, table_format)))
         if plots is not None:
-            for png in write_plots(result, plots):
-                stderr.print(f"wrote {png}", markup=False)
+            exports.append(("plots", lambda: write_plots(result, plots)))
+        write_exports(exports)
 
 
 def _warn(plan: Plan) -> None:

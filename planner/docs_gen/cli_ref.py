@@ -60,7 +60,9 @@ def cli_reference() -> str:
         "Every `planner` command's `--help`. Commands that print results take",
         "`--format table|csv|json`; `json` prints exactly one JSON document on stdout, and",
         "messages and progress go to stderr. Exit codes: 0 ok, 2 bad input, 3 solver or",
-        "runtime failure. `python -m planner` works as `planner` does.",
+        "runtime failure, 4 (`run`) a plan found and printed but an output file",
+        "(workbook, `--tables`, `--plots`) not written, with the reason (no half-written",
+        "file is left). `python -m planner` works as `planner` does.",
         "",
     ]
     for path, command in commands():
