@@ -36,6 +36,9 @@ ModelWidth = Annotated[int, Field(gt=0, le=1_000_000)]
 """A width, head or expert count: at most 1,000,000."""
 ContextTokens = Annotated[int, Field(gt=0, le=CONTEXT_TOKENS_MAX)]
 """A length in tokens: at most 1e9."""
+PeakTflops = Annotated[float, Field(gt=0, le=1e7)]
+"""Dense peak TFLOPS of one accelerator: at most 1e7 (ten exaFLOPS, a thousand times
+today's largest part); two precisions at 1e300 overflowed the perf model's rates."""
 CatalogId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
 
 Precision = Literal["bf16", "fp8", "fp4"]
@@ -80,11 +83,11 @@ class HardwareSpec(_Row):
     accelerators: Annotated[int, Field(gt=0, le=100_000)]
     """Accelerators (chips) per unit (at most 100,000: a unit is a server, a rack or a
     pod slice; above it the optimiser's unit counts are no longer solvable numbers)."""
-    peak_tflops_bf16: PositiveFloat | None
+    peak_tflops_bf16: PeakTflops | None
     """Dense (no sparsity) peak TFLOPS per accelerator at bf16."""
-    peak_tflops_fp8: PositiveFloat | None = None
+    peak_tflops_fp8: PeakTflops | None = None
     """Dense peak TFLOPS per accelerator at fp8; None where unsupported."""
-    peak_tflops_fp4: PositiveFloat | None = None
+    peak_tflops_fp4: PeakTflops | None = None
     """Dense peak TFLOPS per accelerator at fp4; None where unsupported."""
     memory_gb: Annotated[float, Field(gt=0, le=1e6)]
     """HBM (or GDDR / on-chip SRAM) capacity per accelerator, GB (at most 1e6, a
