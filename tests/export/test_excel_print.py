@@ -7,6 +7,7 @@ sheet every page belongs to. Skipped where LibreOffice or pdftotext is absent.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -14,20 +15,31 @@ from pathlib import Path
 
 import pytest
 from libreoffice import require_soffice, to_pdf
+from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import range_boundaries
+from openpyxl.worksheet.worksheet import Worksheet
 
+from planner.economics.horizon_end import HORIZON_END_CONVENTIONS
+from planner.export import money
 from planner.export.excel import PlanWorkbook, build_workbook
 from planner.export.sheets.page import chart_box
 from planner.pipeline import plan
+from planner.results import Plan
+from planner.results.horizon_end import npv_key
 from planner.scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
+DEFAULT_COLUMN_WIDTH = 8.43  # characters: a column whose width was never set
 
 
 @pytest.fixture(scope="module")
-def built() -> PlanWorkbook:
-    scenario = load_scenario(REPO / "scenarios/baseline.yaml")
-    return build_workbook(plan(scenario), scenario)
+def solved() -> Plan:
+    return plan(load_scenario(REPO / "scenarios/baseline.yaml"))
+
+
+@pytest.fixture(scope="module")
+def built(solved: Plan) -> PlanWorkbook:
+    return build_workbook(solved, load_scenario(REPO / "scenarios/baseline.yaml"))
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +97,83 @@ def test_money_prints_in_k_m_b(built: PlanWorkbook, pages: list[str]) -> None:
     residual = [x.split() for x in costs.splitlines() if x.startswith("Residual value")]
     # baseline: a credit of $1,982,726 thousand in the last period, $1.12B at present value
     assert [r[-2:] for r in residual] == [["-$1.98B", "-$1.98B"], ["-$1.12B", "-$1.12B"]]
+
+
+def _summary(pages: list[str]) -> str:
+    return next(p for p in pages if _sheet_of(p) == "Summary")
+
+
+def test_the_summary_prints_every_number_in_full(pages: list[str]) -> None:
+    """A column too narrow for its number prints ``###`` instead of the number."""
+    summary = _summary(pages)
+    assert "###" not in summary
+    assert "NPV of total cost of ownership" in summary
+
+
+def test_summary_money_has_at_most_three_significant_digits(pages: list[str]) -> None:
+    """Every dollar figure on the Summary page (cells and chart axes) is $K/$M/$B with
+    at most three significant digits: $3.01B, never $3,010,366.7K."""
+    figures = re.findall(r"-?\$[0-9][0-9,.]*[A-Za-z]?", _summary(pages))
+    assert len(figures) >= 12, figures
+    for figure in figures:
+        assert re.fullmatch(r"-?\$[0-9]{1,3}(\.[0-9]{1,2})?[KMB]", figure), figure
+        digits = re.sub(r"[^0-9]", "", figure).lstrip("0")
+        assert len(digits) <= 3, figure
+
+
+def test_summary_prints_the_npv_under_each_horizon_end(solved: Plan, pages: list[str]) -> None:
+    """The headline's NPV of the same fleet under every convention, each on a line
+    that names it (baseline: straight_line $3.01B, the plan's; annuity $2.92B; none
+    $3.95B; resale_curve $3.23B)."""
+    lines = _summary(pages).splitlines()
+    shown = {}
+    for convention in HORIZON_END_CONVENTIONS:
+        line = next(x for x in lines if f"NPV, horizon end: {convention}" in x)
+        figure = money.usd_text(solved.headline[npv_key(convention)])
+        assert figure in line, (convention, figure, line)
+        shown[convention] = figure
+    assert "(this plan's)" in next(x for x in lines if "horizon end: straight_line" in x)
+    assert len(set(shown.values())) == len(shown)  # four different prices of one fleet
+
+
+def _width(ws: Worksheet, col: int) -> float:
+    letter = get_column_letter(col)
+    if letter in ws.column_dimensions and ws.column_dimensions[letter].customWidth:
+        return float(ws.column_dimensions[letter].width)
+    return DEFAULT_COLUMN_WIDTH
+
+
+def _covered(ws: Worksheet) -> set[tuple[int, int]]:
+    """(row, column) of every cell that shows text: non-empty cells, and the empty cells
+    to the right of an unwrapped text too long for its column, into which it spills."""
+    covered = set()
+    for row in ws.iter_rows():
+        for cell in row:
+            if cell.value is None or cell.value == "":
+                continue
+            covered.add((cell.row, cell.column))
+            text = str(cell.value)
+            if cell.data_type != "s" or cell.alignment.wrap_text:
+                continue
+            room, col = _width(ws, cell.column), cell.column
+            while room < len(text) and ws.cell(row=cell.row, column=col + 1).value in (None, ""):
+                col += 1
+                covered.add((cell.row, col))
+                room += _width(ws, col)
+    return covered
+
+
+def test_no_text_lies_beneath_a_summary_chart(built: PlanWorkbook) -> None:
+    """No written cell, and no text spilling out of one, falls inside a chart's box."""
+    ws = built.workbook["Summary"]
+    covered = _covered(ws)
+    assert len(ws._charts) == 2
+    for chart in ws._charts:
+        first_row, first_col, last_row, last_col = chart_box(chart)
+        under = sorted(
+            (r, c) for r, c in covered if first_row <= r <= last_row and first_col <= c <= last_col
+        )
+        assert not under, [ws.cell(row=r, column=c).coordinate for r, c in under]
 
 
 def test_each_chart_prints_on_a_page_of_its_own(built: PlanWorkbook, pages: list[str]) -> None:

@@ -24,7 +24,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.worksheet import Worksheet
 
-from planner.export import cells
+from planner.export import cells, money
 
 TITLE_FONT = Font(bold=True, size=12)
 SECTION_FONT = Font(bold=True)
@@ -73,6 +73,8 @@ def display_width(value: Any, fmt: str | None) -> int:
             return len(f"${v:,.0f}")
         if fmt in (cells.USD_SCALED, cells.USD_SCALED_CREDIT):
             return 9
+        if money.is_usd_format(fmt):
+            return len(money.usd_text(v))
         if fmt in (cells.USD_CENTS, cells.USD_PRECISE):
             return len(f"${v:,.4f}")
         if fmt in (cells.PCT, cells.PCT_PRECISE):

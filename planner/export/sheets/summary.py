@@ -1,8 +1,14 @@
 """``Summary``: what was run, how the solve went, the headline figures and the diagnosis.
 
 Headline money figures are formulas of the Costs, Purchases and Charts sheets, so
-they move with the inputs. The solve and build times are the only cells that differ
-between two runs of the same scenario (:data:`MEASURED`).
+they move with the inputs; each shows in $K/$M/$B with at most three significant
+digits (:mod:`planner.export.money`). The NPV of the same fleet under every horizon-end
+convention sits beside the headline NPV, each row naming its convention. The solve and
+build times are the only cells that differ between two runs of the same scenario
+(:data:`MEASURED`).
+
+Printed on one page: notes wrap within their column (the row grows), and the two
+charts sit to the right of every written cell, so no text lies beneath a chart.
 """
 
 from __future__ import annotations
@@ -14,22 +20,28 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl.styles import Alignment
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from planner import __version__, safe_io
-from planner.export import cells
+from planner.economics.horizon_end import HORIZON_END_CONVENTIONS, HORIZON_END_TEXT
+from planner.export import cells, money
 from planner.export.charts import cost_chart, fleet_chart, power_frame
 from planner.export.sheets.book import PERIOD, SECTION_FONT, Book, absolute, table
 from planner.results import Plan
+from planner.results.horizon_end import npv_key
 from planner.results.solve_words import termination_prose
 from planner.scenario.schema import Scenario
 
 TITLE = "Summary"
+LABEL_WIDTH = 44  # characters: column A, the labels
 VALUE_WIDTH = 70  # characters: column B, where values and the description sit
+NOTE_WIDTH = 50  # characters: column C, units and notes (wrapped within it)
 LINE_HEIGHT_PT = 15.0  # one line of the default 11 pt font
 MAX_ROW_HEIGHT_PT = 409.0  # Excel's tallest row
 CHART_W, CHART_H = 16.0, 8.5  # cm: two charts stacked beside the headline figures
 CHART_ROWS = 18  # rows between their tops (8.5 cm ≈ 16 rows)
+SAME_FLEET_NOTE = "same fleet, not re-optimised"
 MEASURED = ("solve time", "build time")
 """Labels of the rows that hold wall-clock measurements (not part of the result)."""
 
@@ -68,13 +80,30 @@ class _Writer:
     def item(self, label: str, value: Any, unit: str = "", fmt: str | None = None) -> None:
         self.book.text(self.ws, self.row, 1, label)
         self.book.value(self.ws, self.row, 2, value, fmt)
-        self.book.text(self.ws, self.row, 3, unit)
-        self.row += 1
+        self.note(unit)
 
     def formula(self, label: str, formula: str, expected: float, unit: str, fmt: str) -> None:
         self.book.text(self.ws, self.row, 1, label)
         self.book.formula(self.ws, self.row, 2, formula, expected, fmt)
-        self.book.text(self.ws, self.row, 3, unit)
+        self.note(unit)
+
+    def usd(self, label: str, value: float | None, unit: str, formula: str | None = None) -> None:
+        """A money figure in $K/$M/$B (:mod:`planner.export.money`), a formula when given."""
+        fmt = money.usd_format(value)
+        if formula is None or value is None:
+            self.item(label, value, unit, fmt)
+        else:
+            self.formula(label, formula, value, unit, fmt)
+
+    def note(self, text: str) -> None:
+        """The row's unit or note in column C, wrapped within it; ends the row."""
+        cell = self.book.text(self.ws, self.row, 3, text, track=False)
+        lines = wrapped_lines(text, NOTE_WIDTH)
+        if lines > 1:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+            self.ws.cell(row=self.row, column=1).alignment = Alignment(vertical="top")
+            self.ws.cell(row=self.row, column=2).alignment = Alignment(vertical="top")
+            self.ws.row_dimensions[self.row].height = min(lines * LINE_HEIGHT_PT, MAX_ROW_HEIGHT_PT)
         self.row += 1
 
     def paragraph(self, label: str, text: str) -> None:
@@ -143,13 +172,8 @@ def write_summary(
         "cut by the run's time limit after the plan was found; the plan is kept",
     )
     w.item("MIP gap", h.get("mip_gap"), "relative, at the end of the solve", cells.PCT_PRECISE)
-    w.item(
-        "objective (solver)",
-        h.get("objective_usd"),
-        "USD, NPV (penalties outside)",
-        cells.USD_SCALED,
-    )
-    w.item("best bound", h.get("best_bound_usd"), "USD", cells.USD_SCALED)
+    w.usd("objective (solver)", h.get("objective_usd"), "USD, NPV (penalties outside)")
+    w.usd("best bound", h.get("best_bound_usd"), "USD")
     w.item("solve time", h.get("solve_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("build time", h.get("build_seconds"), "s (wall clock)", cells.DECIMAL2)
     w.item("variables", h.get("variables"), "of which integer: see next row", cells.THOUSANDS)
@@ -159,41 +183,33 @@ def write_summary(
 
     w.section("Headline figures")
     costs = table(plan, "costs")
-    w.formula(
+    w.usd(
         "NPV of total cost of ownership",
-        "=npv_tco",
         h["npv_cost_usd"],
         "USD at the horizon start, excl. penalties; "
         + (f"{h['foresight']}; " if str(h.get("foresight", "")).startswith("myopic") else "")
         + "horizon end: "
         f"{h.get('horizon_end', 'straight_line')}; Costs sheet",
-        cells.USD_SCALED,
+        "=npv_tco",
     )
-    w.formula(
+    _horizon_ends(w, h)
+    w.usd(
         "NPV incl. penalties (outside the min_cost objective)",
-        "=npv_with_penalties",
         float(costs["usd_pv"].sum()),
         "USD",
-        cells.USD_SCALED,
+        "=npv_with_penalties",
     )
-    w.formula(
-        "penalties for unmet demand",
-        "=penalties_pv",
-        h["penalties_usd_pv"],
-        "USD, present value",
-        cells.USD_SCALED,
+    w.usd(
+        "penalties for unmet demand", h["penalties_usd_pv"], "USD, present value", "=penalties_pv"
     )
-    w.formula(
+    w.usd(
         "undiscounted cash cost",
-        "=undiscounted_cost",
         h["undiscounted_cost_usd"],
         "USD, excl. penalties",
-        cells.USD_SCALED,
+        "=undiscounted_cost",
     )
     capex = book.tables["Purchases"].range("capex_usd")
-    w.formula(
-        "total capex", f"=SUM({capex})", h["capex_usd"], "USD, all purchases", cells.USD_SCALED
-    )
+    w.usd("total capex", h["capex_usd"], "USD, all purchases", f"=SUM({capex})")
     peak = book.tables["chart_power"].range("used_mw")
     used = power_frame(plan)["used_mw"]
     w.formula(
@@ -225,12 +241,29 @@ def write_summary(
         w.item(title, SHEET_NOTES.get(title, ""))
     cells.freeze_header(ws)
     book.fit_widths(ws)
-    ws.column_dimensions["A"].width = 44
+    ws.column_dimensions["A"].width = LABEL_WIDTH
     ws.column_dimensions["B"].width = VALUE_WIDTH
-    ws.column_dimensions["C"].width = 50
-    # two small charts beside the figures, on the same printed page
-    ws.add_chart(cost_chart(book, plan, CHART_W, CHART_H), "E3")
-    ws.add_chart(fleet_chart(book, CHART_W, CHART_H), f"E{3 + CHART_ROWS}")
+    ws.column_dimensions["C"].width = NOTE_WIDTH
+    # two small charts beside the figures, on the same printed page, one empty column
+    # to the right of the last written one
+    column = get_column_letter(ws.max_column + 2)
+    ws.add_chart(cost_chart(book, plan, CHART_W, CHART_H), f"{column}3")
+    ws.add_chart(fleet_chart(book, CHART_W, CHART_H), f"{column}{3 + CHART_ROWS}")
+
+
+def _horizon_ends(w: _Writer, h: dict[str, Any]) -> None:
+    """The NPV of the same fleet under each horizon-end convention, convention named."""
+    own = h.get("horizon_end")
+    for convention in HORIZON_END_CONVENTIONS:
+        value = h.get(npv_key(convention))
+        if not isinstance(value, float):
+            continue
+        mark = " (this plan's)" if convention == own else ""
+        w.usd(
+            f"NPV, horizon end: {convention}{mark}",
+            value,
+            f"USD; {HORIZON_END_TEXT[convention]}; {SAME_FLEET_NOTE}",
+        )
 
 
 def _vendors(w: _Writer, plan: Plan) -> None:
