@@ -69,13 +69,16 @@ def curve_frame(
     calibration: EfficiencyTable | None = None,
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
+    cache_hit_rate: float = 0.0,
 ) -> pd.DataFrame:
     """One row per (hardware, interactivity), columns :data:`CURVE_COLUMNS`.
 
     ``precision`` names the weights; the ``precision`` column shows what is served
     (``w4a8`` on a part without fp4 units). Unservable points keep a row with zero
     throughput, no $/Mtok and a reason. ``draft_tokens`` / ``acceptance_rate``:
-    speculative decoding (multi-token prediction) at every point. ``calibration``: None
+    speculative decoding (multi-token prediction) at every point. ``cache_hit_rate``:
+    share of prompt tokens served from a prefix cache, not prefilled (as a scenario
+    workload's). ``calibration``: None
     uses the shipped calibration (:func:`planner.perf.efficiency.default_calibration`).
     """
     rows = []
@@ -85,6 +88,7 @@ def curve_frame(
         input_tokens_per_request=input_tokens,
         output_tokens_per_request=output_tokens,
         context_tokens=input_tokens + output_tokens,
+        cache_hit_rate=cache_hit_rate,
         draft_tokens=draft_tokens,
         acceptance_rate=acceptance_rate,
     )

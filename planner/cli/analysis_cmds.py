@@ -27,6 +27,7 @@ from planner.analysis.params import (
 )
 from planner.analysis.report import Analysis, write_runs_table, write_workbook
 from planner.analysis.tasks import SOLVED, SolveSettings, check_run_count, sweep_run_count
+from planner.cli.analysis_out import print_failures
 from planner.cli.common import emit_json, frame_records, print_frame, stderr
 from planner.cli.options import (
     EACH_RUN,
@@ -187,6 +188,8 @@ def _finish(
     workbook = write_workbook(analysis, out or EXPORTS / f"{stem}.xlsx")
     table = write_runs_table(analysis.frames["Runs"], table_path or EXPORTS / f"{stem}.csv")
     stderr.print(f"wrote {workbook} and {table}", markup=False)
+    if failed and fmt == "table":  # CSV and JSON on stdout stay one document
+        print_failures(failed, len(analysis.rows), table)
 
 
 @click.command("sweep")

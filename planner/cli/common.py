@@ -7,6 +7,12 @@ characters, DEL and bidirectional overrides as visible ``\\xNN``/``\\uNNNN`` esc
 error messages, click's usage errors and CSV on stdout go through the same function.
 JSON on stdout is ASCII with every control character escaped by the encoder.
 
+Tables fit :data:`TABLE_WIDTH` (120) columns: when a table is wider, the columns a
+frame names in ``attrs["drop_first"]`` go first (in that order), then columns from
+the right, never the first (the row label); the columns left out are named in a
+footnote line under the table. ``--wide`` (:func:`planner.cli.options.format_option`) shows every
+column. Piped output is laid out at 120 columns too (240 with ``--wide``).
+
 The options commands share are declared in :mod:`planner.cli.options`.
 """
 
@@ -31,6 +37,12 @@ if TYPE_CHECKING:  # pandas loads with the first table printed, not with `planne
     import pandas as pd
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILURE = 0, 2, 3
+TABLE_WIDTH = 120
+"""Columns a printed table may take unless ``--wide``."""
+WIDE_WIDTH = 240
+"""Columns of piped output with ``--wide`` (a wider table still prints whole)."""
+WIDE_KEY = "planner.wide"
+"""Key in click's context ``meta`` set by ``--wide``."""
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -131,32 +143,79 @@ def print_frame(
     elif fmt == "csv":
         echo_out(csv_safe(frame).to_csv(index=False), nl=False)
     else:
-        stdout_console().print(terminal_table(frame, title))
+        wide = wide_output()
+        table, dropped = terminal_table(frame, title, None if wide else TABLE_WIDTH)
+        out = stdout_console()
+        if wide and table.columns:  # every column, however wide the terminal
+            out = SafeConsole(width=max(out.width, out.measure(table).maximum))
+        out.print(table)
+        if dropped:  # names as the headers show them (markup escaped by the caller)
+            out.print(dropped_note(dropped))
 
 
-def terminal_table(frame: pd.DataFrame, title: str | None = None) -> Table:
-    """``frame`` as a rich table: one number format per column
-    (:mod:`planner.cli.numbers`); long headers wrap instead of being cut."""
+def wide_output() -> bool:
+    """Whether the running command was given ``--wide``."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get(WIDE_KEY))
+
+
+def dropped_note(dropped: Sequence[str]) -> str:
+    """The footnote under a table whose right-hand columns did not fit."""
+    return f"  not shown to fit {TABLE_WIDTH} columns: {', '.join(dropped)} (--wide shows all)"
+
+
+def terminal_table(
+    frame: pd.DataFrame, title: str | None = None, width: int | None = None
+) -> tuple[Table, list[str]]:
+    """``frame`` as a rich table and the names of the columns left out: one number
+    format per column (:mod:`planner.cli.numbers`); long headers wrap instead of being
+    cut. With ``width``, columns are kept from the left while the table fits it (the
+    first always); the rest are left out."""
     import pandas as pd
 
     table = Table(title=title, show_lines=False, header_style="bold")
-    formats = []
+    shown: list[list[str]] = []
+    numeric: list[bool] = []
     for column in frame.columns:
-        numeric = pd.api.types.is_numeric_dtype(frame[column])
-        values = frame[column].tolist()
-        money = numeric and frame.attrs.get("unit") == "USD"
-        formats.append(column_formatter(str(column), values, money=money))
-        table.add_column(str(column), justify="right" if numeric else "left", overflow="fold")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(show(value) for show, value in zip(formats, row, strict=True)))
-    return table
+        numeric.append(pd.api.types.is_numeric_dtype(frame[column]))
+        money = numeric[-1] and frame.attrs.get("unit") == "USD"
+        show = column_formatter(str(column), frame[column].tolist(), money=money)
+        shown.append([show(value) for value in frame[column].tolist()])
+    names = [str(c) for c in frame.columns]
+    first = [str(c) for c in frame.attrs.get("drop_first", ())]
+    keep = range(len(names)) if width is None else _fitting(names, shown, width, first)
+    for n in keep:
+        table.add_column(names[n], justify="right" if numeric[n] else "left", overflow="fold")
+    for i in range(len(frame)):
+        table.add_row(*(shown[n][i] for n in keep))
+    return table, [name for n, name in enumerate(names) if n not in keep]
+
+
+def _fitting(
+    names: Sequence[str], shown: Sequence[Sequence[str]], width: int, first: Sequence[str]
+) -> list[int]:
+    """Indices of the columns kept to fit ``width``: each column takes its widest cell or
+    header plus 3 (padding and a rule), the table 1 more (its left rule); columns named
+    in ``first`` are dropped first, then from the right; column 0 stays."""
+    widths = [
+        max([len(name), *map(len, cells)]) + 3 for name, cells in zip(names, shown, strict=True)
+    ]
+    order = [names.index(n) for n in first if n in names[1:]]
+    order += [n for n in reversed(range(1, len(names))) if n not in order]
+    kept = set(range(len(names)))
+    for n in order:
+        if 1 + sum(widths[k] for k in kept) <= width:
+            break
+        kept.discard(n)
+    return sorted(kept)
 
 
 def stdout_console() -> Console:
-    """A console on stdout; wide when piped, so tables are not squeezed to 80 columns."""
+    """A console on stdout; when piped, :data:`TABLE_WIDTH` columns wide
+    (:data:`WIDE_WIDTH` with ``--wide``), whatever ``COLUMNS`` says."""
     console = SafeConsole()
     if not console.is_terminal:
-        console = SafeConsole(width=240)
+        console = SafeConsole(width=WIDE_WIDTH if wide_output() else TABLE_WIDTH)
     return console
 
 

@@ -53,13 +53,33 @@ def bundle(*decorators: Callable[[Any], Any]) -> Decorator[Any]:
     return apply
 
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format: a rich table, CSV, or one JSON document on stdout.",
+def _set_wide(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        from planner.cli.common import WIDE_KEY
+
+        ctx.find_root().meta[WIDE_KEY] = True
+    return value
+
+
+wide_option = click.option(
+    "--wide",
+    is_flag=True,
+    expose_value=False,
+    callback=_set_wide,
+    help="Table format: show every column; by default tables fit 120 columns and a line "
+    "under a table names the columns left out.",
+)
+
+format_option = bundle(
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "csv", "json"]),
+        default="table",
+        show_default=True,
+        help="Output format: a rich table, CSV, or one JSON document on stdout.",
+    ),
+    wide_option,
 )
 
 scenario_argument = click.argument("scenario_file", type=FILE)

@@ -86,6 +86,19 @@ INFERENCE_TABLE_HEADERS = {
     "usd_per_mtok_output": "$/Mtok out",
     "reason": "reason",
 }
+INFERENCE_DROP_FIRST = (
+    "reason",
+    "prefill ttft s",
+    "prefill tok/s/unit",
+    "decode tok/s/unit",
+    "layout",
+    "replica",
+    "precision",
+    "binding",
+    "$/acc-h",
+)
+"""Columns of the inference table left out first when it is wider than the terminal
+table width: the price and throughput columns stay longest."""
 TRAINING_TABLE_HEADERS = {
     "run": "run",
     "hardware": "hardware",
@@ -187,6 +200,8 @@ def throughput(
             if scenario.sets_ttft or k not in TTFT_COLUMNS
         }
         inference = None if inference is None else _short(inference, headers)
+        if inference is not None:
+            inference.attrs["drop_first"] = INFERENCE_DROP_FIRST
         training = None if training is None else _short(training, TRAINING_TABLE_HEADERS)
     if inference is not None:
         print_frame(inference, fmt, title=f"Inference throughput ({scenario.name}, {year} prices)")

@@ -18,6 +18,7 @@ from planner.catalog import hardware_catalog, model_catalog
 from planner.catalog.schema import BYTES_PER_PARAM
 from planner.catalog.software import check_software
 from planner.errors import Problem
+from planner.scenario.custom_rows import custom_row_problems
 from planner.scenario.foresight_checks import check_foresight
 from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
@@ -121,6 +122,9 @@ def check_catalog_rows(scenario: Scenario) -> list[Problem]:
             try:
                 resolve(choice)
             except ValidationError as exc:
+                if choice.id not in catalog and choice.overrides():  # a row of its own
+                    problems += custom_row_problems(section, i, choice, exc)
+                    continue
                 if choice.id not in catalog:
                     hint = _did_you_mean(choice.id, catalog)
                     problems.append(

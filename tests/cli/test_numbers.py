@@ -58,7 +58,7 @@ def test_text_and_missing_values_are_kept() -> None:
 def test_a_narrow_terminal_wraps_headers_instead_of_cutting_them() -> None:
     frame = pd.DataFrame({"value_in_year_usd": [1.5e9], "peak_tflops_bf16": [989.0]})
     console = Console(width=24, record=True, color_system=None)
-    console.print(terminal_table(frame, title="t"))
+    console.print(terminal_table(frame, title="t")[0])
     assert console.export_text().splitlines() == [
         "           t            ",
         "┏━━━━━━━━━━┳━━━━━━━━━━━┓",
@@ -75,5 +75,5 @@ def test_a_frame_in_usd_shows_every_number_column_as_money() -> None:
     frame = pd.DataFrame({"category": ["capex"], "2026": [2.516e8], "total_pv": [5.25e9]})
     frame.attrs["unit"] = "USD"
     console = Console(width=60, record=True, color_system=None)
-    console.print(terminal_table(frame))
+    console.print(terminal_table(frame)[0])
     assert console.export_text().splitlines()[3] == "│ capex    │ $252M │   $5.25B │"
