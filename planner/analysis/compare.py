@@ -23,6 +23,7 @@ from planner.export.sheets.book import PERIOD, table
 from planner.results import COST_CATEGORIES, Plan
 from planner.results.comparison import Comparison, Solved, difference_labels
 from planner.results.costs import RESALE
+from planner.results.procurement import PROCUREMENT_CATEGORIES
 from planner.units import MTOK
 
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
@@ -137,6 +138,11 @@ def compare(solved: Sequence[Solved]) -> Comparison:
     categories = list(COST_CATEGORIES)
     if any(RESALE in p.index for p in pv):  # early sales: their credit after the residual
         categories.insert(categories.index("residual") + 1, RESALE)
+    # procurement (commitments, datacenter builds and leases) where some plan pays for it,
+    # before the penalties: a rent-only plan's commitments are its whole cost
+    paid = [c for c in PROCUREMENT_CATEGORIES if any(p.get(c, 0.0) != 0.0 for p in pv)]
+    at = categories.index(PENALTIES[0])
+    categories[at:at] = paid
     costs = pd.concat(pv, axis=1, keys=labels).reindex(categories).fillna(0.0)
     costs.loc["total excl. penalties"] = costs.drop(index=list(PENALTIES)).sum()
     costs = costs.rename_axis("category").reset_index()

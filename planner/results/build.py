@@ -28,6 +28,7 @@ from planner.results.procurement import (
     with_built_capacity,
 )
 from planner.results.relief_text import empty_relief_tables
+from planner.results.rented import rented_usd_per_unit_year
 from planner.results.revenue import revenue_table
 from planner.results.sales import sales_table
 from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
@@ -73,6 +74,9 @@ def build_plan(
     sales = sales_table(d, sol)  # empty unless finance.sell_early
     credited = sales if d.sell_early else None
     costs = costs_table(d, purchases, fleet, rentals, served, training, extra, credited)
+    commitments = procurement.get("commitments")
+    length = {str(p.label): p.length_years for p in d.periods}
+    rented_rates = rented_usd_per_unit_year(rentals, commitments, train, inf, length)
     shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
     if marginals is not None and len(marginals):
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
@@ -84,14 +88,14 @@ def build_plan(
         "sales": sales,
         "assignment_training": train,
         "assignment_inference": inf,
-        "utilisation": utilisation_table(d, fleet, rentals, train, inf),
+        "utilisation": utilisation_table(d, fleet, rentals, train, inf, commitments),
         "served": served,
         "training": training,
         **limits,
         **procurement,
         "costs": costs,
         "costs_by_year": costs_by_year(costs),
-        "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served),
+        "usd_per_mtok": usd_per_mtok_table(d, split, fleet, served, rented_rates),
         "shadow_prices": shadow,
         "revenue": revenue_table(d, served, training),
         **empty_relief_tables(),  # planner.relief fills them (planner.pipeline)

@@ -30,6 +30,7 @@ from planner.results.checker_horizon_end import (
 )
 from planner.results.checker_period_start import check_period_start
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
+from planner.results.checker_rented import check_rented
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
 from planner.results.checker_timing import capex_paid, check_timing
 from planner.results.checker_training import check_fixed_clusters, check_whole_clusters
@@ -79,6 +80,7 @@ def check_plan(plan: Plan) -> list[str]:
     out += _check_costs(plan, procurement)
     out += check_horizon_end(plan)
     out += check_revenue(plan)
+    out += check_rented(plan)
     out += check_diagnosis(plan)  # every diagnosis sentence against these tables
     return out
 

@@ -15,6 +15,7 @@ from planner.economics import (
 from planner.optimize.data import ModelData
 from planner.results.fleet import capex_by_payment_period
 from planner.results.procurement import PROCUREMENT_CATEGORIES
+from planner.results.rented import RENTED_CONVENTION
 from planner.results.tables import WHEN, frame
 from planner.units import (
     MTOK,
@@ -116,14 +117,23 @@ def costs_by_year(costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def usd_per_mtok_table(
-    d: ModelData, inference_split: dict[tuple, float], fleet: pd.DataFrame, served: pd.DataFrame
+    d: ModelData,
+    inference_split: dict[tuple, float],
+    fleet: pd.DataFrame,
+    served: pd.DataFrame,
+    rented_usd_per_unit_year: Mapping[tuple[str, str], float] | None = None,
 ) -> pd.DataFrame:
     """Realised cost per Mtok served, per workload and period.
 
-    Each unit assigned to a workload (divided by availability, to carry its share of
-    spares) is charged its annualised cost: capital recovery of its vintage's price
-    (wacc, lifetime) plus energy, facility and maintenance; rented units their rent.
-    Divided by the Mtok actually served in the period.
+    Each owned unit assigned to a workload (divided by availability, to carry its share
+    of spares) is charged its annualised cost: capital recovery of its vintage's price
+    (wacc, lifetime) plus energy, facility and maintenance. Rented units are charged as
+    paid (:data:`planner.results.rented.RENTED_CONVENTION`):
+    ``rented_usd_per_unit_year`` by (hardware, period) from
+    :func:`planner.results.rented.rented_usd_per_unit_year` — on-demand rent and
+    commitments at their own rates; without it (a plan with no commitments), the
+    on-demand rate. Divided by the Mtok actually served in the period;
+    ``rented_cost_usd`` is the part of ``cost_usd`` paid for rented units.
 
     Capital convention: **capital recovery (annuity, wacc, life)**, ``price · CRF``
     each year, as :func:`planner.economics.unit_cost` and ``planner throughput``
@@ -159,10 +169,16 @@ def usd_per_mtok_table(
     grouped = fleet.groupby(["hardware", "site", "period"])[["annual", "units"]].sum()
     per_unit = (grouped["annual"] / grouped["units"]).to_dict()
     cost: dict[tuple[str, str], float] = defaultdict(float)
+    rented_cost: dict[tuple[str, str], float] = defaultdict(float)
     for (w, _, h, s, t), units in inference_split.items():
         if s == RENTED:
-            rate = d.rent_usd_per_unit_year[(h, t)]
+            rate = (
+                rented_usd_per_unit_year[(h, str(t))]
+                if rented_usd_per_unit_year is not None
+                else d.rent_usd_per_unit_year[(h, t)]
+            )
             cost[(w, str(t))] += units * rate * d.period_length[t]
+            rented_cost[(w, str(t))] += units * rate * d.period_length[t]
         else:
             rate = per_unit.get((h, s, str(t)), 0.0)
             cost[(w, str(t))] += units / d.availability * rate * d.period_length[t]
@@ -177,9 +193,12 @@ def usd_per_mtok_table(
                 "workload": row.workload,
                 "served_mtok": mtok,
                 "cost_usd": usd,
+                "rented_cost_usd": rented_cost.get((row.workload, row.period), 0.0),
                 "usd_per_mtok": usd / mtok if mtok > 0 else float("nan"),
             }
         )
-    out = frame(rows, [*WHEN, "workload", "served_mtok", "cost_usd", "usd_per_mtok"])
+    columns = [*WHEN, "workload", "served_mtok", "cost_usd", "rented_cost_usd", "usd_per_mtok"]
+    out = frame(rows, columns)
     out.attrs["capital_convention"] = ANNUITY_CAPITAL
+    out.attrs["rented_convention"] = RENTED_CONVENTION
     return out

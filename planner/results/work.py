@@ -47,11 +47,12 @@ def inference_by_place(d: ModelData, sol: Solution) -> dict[tuple, float]:
     out: dict[tuple, float] = defaultdict(float)
     for (h, t), assignments in by_pool.items():
         places = d.places[(h, t)]
+        committed = sum(sol.commit.get(k, 0.0) for k in d.commit_active.get((h, t), ()))
         spare = [
             max(
                 0.0,
                 (
-                    sol.rent.get((h, t), 0.0)
+                    sol.rent.get((h, t), 0.0) + committed
                     if s == RENTED
                     else d.availability * installed[(h, s, t)]
                 )
@@ -141,13 +142,25 @@ def assignment_tables(
 
 
 def utilisation_table(
-    d: ModelData, fleet: pd.DataFrame, rentals: pd.DataFrame, train: pd.DataFrame, inf: pd.DataFrame
+    d: ModelData,
+    fleet: pd.DataFrame,
+    rentals: pd.DataFrame,
+    train: pd.DataFrame,
+    inf: pd.DataFrame,
+    commitments: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Units, units available for work and units assigned, per hardware, site and period."""
+    """Units, units available for work and units assigned, per hardware, site and period.
+
+    The rented place's units are the on-demand rentals plus the committed units running
+    (``commitments``, the procurement table, when the scenario offers commitments)."""
     keys = [*WHEN, "hardware", "site"]
     owned = fleet.groupby(keys, as_index=False)["units"].sum()
     owned["available_units"] = owned["units"] * d.availability
-    rented = rentals[[*WHEN, "hardware", "units"]].assign(site=RENTED)
+    parts = [p for p in (rentals, commitments) if p is not None and not p.empty]
+    pooled = pd.concat([p[[*WHEN, "hardware", "units"]] for p in parts]) if parts else rentals
+    pooled = pooled[[*WHEN, "hardware", "units"]]
+    rented = pooled.groupby([*WHEN, "hardware"], as_index=False, sort=False)["units"].sum()
+    rented = rented.assign(site=RENTED)
     rented["available_units"] = rented["units"]
     capacity = pd.concat([owned, rented], ignore_index=True)
     assigned = pd.concat([train[[*keys, "units"]], inf[[*keys, "units"]]], ignore_index=True)

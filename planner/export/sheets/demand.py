@@ -234,7 +234,9 @@ def write_usd_per_mtok(book: Book, plan: Plan) -> None:
         written.last_row + 2,
         "Units assigned to a workload (÷ availability for spares) carry capital recovery of "
         "their price at the WACC over their lifetime plus energy, facility and maintenance; "
-        "rented units their rent (Assignment inference). Divided by the tokens actually served.",
+        "rented units what the plan pays for them: on-demand rent and commitments (at the "
+        "committed rate, paid whether used or not) shared over the units assigned from the "
+        "pool (Assignment inference). Divided by the tokens actually served.",
     )
     cells.freeze_header(ws)
     book.fit_widths(ws)

@@ -8,7 +8,10 @@ available); utilisation is assigned over available.
 Each inference row also carries the annualised cost of its units, which the realised
 $/Mtok divides by the tokens served: owned units ``units ÷ availability`` (their share
 of spares) × the place's average annualised cost per unit-year on Fleet × the period
-length; rented units ``units`` × the rent per unit-year × the period length.
+length; rented units ``units`` × the rent per unit-year × the period length. A rented
+pool with commitments running is charged as paid (its on-demand rent and commitments
+over the units assigned from it, :mod:`planner.results.rented`): its rate is the
+plan's value, not the on-demand formula.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from planner.export.sheets.book import (
 )
 from planner.export.sheets.fleet import fleet_frame
 from planner.results import Plan
+from planner.results.rented import rented_usd_per_unit_year
 from planner.scenario.resolve import hardware_specs
 from planner.scenario.schema import Scenario
 from planner.units import RENTED, SECONDS_PER_DAY
@@ -58,10 +62,14 @@ def write_assignment(book: Book, plan: Plan, scenario: Scenario) -> None:
     book.fit_widths(ws)
 
     inference = _inference_frame(plan, scenario)
+    commitments = plan.tables.get("commitments")
+    committed = set() if commitments is None else set(_pools(commitments))
     fleet = book.tables["Fleet"]
     ws = book.sheet("Assignment inference")
 
-    def rate(r: Row) -> str:
+    def rate(r: Row) -> str | None:
+        if r["site"] == RENTED and (r["hardware"], str(r[label])) in committed:
+            return None  # charged as paid: the plan's rate (on-demand and committed)
         if r["site"] == RENTED:
             accelerators = book.ref(("hw", "accelerators", r["hardware"]))
             rent = book.ref(("rent_rate", r["hardware"], r[label]))
@@ -116,9 +124,22 @@ def _inference_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     owned = (grouped["annualised_usd_per_year"] / grouped["units"]).to_dict()
     specs = hardware_specs(scenario)
     availability = float(plan.parameters["availability"])
+    tables = plan.tables
+    paid = rented_usd_per_unit_year(
+        tables["rentals"],
+        tables.get("commitments"),
+        tables["assignment_training"],
+        tables["assignment_inference"],
+        {str(k): v for k, v in length.items()},
+    )
+    commitments = tables.get("commitments")
+    committed = set() if commitments is None else set(_pools(commitments))
     rates, shares = [], []
     for h, s, t in zip(frame["hardware"], frame["site"], frame[PERIOD], strict=True):
-        if s == RENTED:
+        if s == RENTED and (h, str(t)) in committed:
+            rates.append(paid[(h, str(t))])
+            shares.append(1.0)
+        elif s == RENTED:
             hourly = rental_usd_per_accelerator_hour(scenario, h, start[t])
             rates.append(rent_usd_per_unit_year(hourly, specs[h].accelerators))
             shares.append(1.0)
@@ -133,6 +154,14 @@ def _inference_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
         length_years=years,
         cost_usd=frame["units"] * share * rate * years,
     )
+
+
+def _pools(commitments: pd.DataFrame) -> list[tuple[str, str]]:
+    """(hardware, period) of the rented pools with commitments running."""
+    return [
+        (str(h), str(t))
+        for h, t in zip(commitments["hardware"], commitments["period"], strict=True)
+    ]
 
 
 def write_utilisation(book: Book, plan: Plan) -> None:
