@@ -133,7 +133,7 @@ def finite_differences(
                 "year": year,
                 "subject": path,
                 "value": value,
-                "unit": f"USD {'of cost' if direction < 0 else 'saved'} per +1 of the value",
+                "unit": f"{'cost' if direction < 0 else 'saved'} per +1 of the value",
                 "value_in_year_usd": None if value is None else value * factor,
                 "method": method,
                 "meaning": (

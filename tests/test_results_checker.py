@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +12,14 @@ import pytest
 from planner.pipeline import plan
 from planner.results import Plan
 from planner.results.checker import check_plan
+from planner.results.diagnosis import money
+from planner.results.shadow import PENALTY_PRICED
+from planner.results.shortfall import (
+    NOTIONAL,
+    NOTIONAL_NOTE,
+    lost_revenue_by_period,
+    shortfall_line,
+)
 from planner.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,3 +116,70 @@ def test_checker_names_each_tampered_number(
     name: str, tamper: Callable[[Plan], Plan], expected: list[str], plans: dict[str, Plan]
 ) -> None:
     assert check_plan(tamper(plans[name])) == expected
+
+
+MONEY_IN = re.compile(r"\$[\d.,]+[kMBT]? in (\S+?)(?=,|;|\)|$)")
+
+
+def test_no_diagnosis_quotes_a_penalty_unlabelled(plans: dict[str, Plan]) -> None:
+    """Across every shipped and test scenario: a $ value the notional penalty sets
+    (a shadow price in a period with unmet demand) is quoted only with its label, and
+    never where the shortfall there is priced; a priced shortfall under a binding limit
+    is quoted as the revenue it loses."""
+    unmet_plans = 0
+    for name, solved in plans.items():
+        shadow = solved.tables["shadow_prices"]
+        penalty_set = {
+            str(p)
+            for p, meaning in zip(shadow["period"], shadow["meaning"].astype(str), strict=True)
+            if meaning.endswith(PENALTY_PRICED)
+        }
+        lost = lost_revenue_by_period(solved.tables["revenue"])
+        unmet_plans += bool(penalty_set)
+        for sentence in solved.diagnosis:
+            for period in MONEY_IN.findall(sentence):
+                if period in penalty_set:
+                    assert lost.get(period, 0.0) == 0.0, (name, sentence)
+                    assert NOTIONAL_NOTE in sentence, (name, sentence)
+            if "binds" in sentence and "not quoted" in sentence:
+                assert "loses revenue of $" in sentence, (name, sentence)
+        if solved.headline.get("lost_revenue_usd", 0.0) > 0 and any(
+            "binds" in s and p in s for s in solved.diagnosis for p in penalty_set
+        ):
+            assert any("loses revenue of $" in s for s in solved.diagnosis), name
+    assert unmet_plans >= 3  # the scan reads plans that leave demand unmet
+
+
+def test_shipped_power_constrained_values_its_shortfall_as_lost_revenue(
+    plans: dict[str, Plan],
+) -> None:
+    solved = plans["power_constrained"]
+    power = next(s for s in solved.diagnosis if s.startswith("Power binds"))
+    assert "loses revenue of $" in power and "worth" not in power
+    line = shortfall_line(solved.headline, solved.parameters)
+    assert line is not None and line.startswith("unmet demand valued as lost revenue")
+    assert "penalty" not in line
+
+
+def test_checker_flags_a_penalty_value_quoted_for_a_priced_shortfall(
+    plans: dict[str, Plan],
+) -> None:
+    solved = plans["power_constrained"]
+    shadow = solved.tables["shadow_prices"]
+    row = shadow[(shadow["limit"] == "power") & shadow["meaning"].str.endswith(PENALTY_PRICED)]
+    first = row.iloc[0]
+    sentence = (
+        f"Power binds at {first['subject']} in {first['period']} (LP relaxation: +1 MW worth "
+        f"{money(first['value_in_year_usd'])} in {first['period']})."
+    )
+    tampered = replace(solved, diagnosis=[sentence])
+    assert any("where the shortfall is priced" in p for p in check_plan(tampered))
+
+
+def test_unpriced_shortfall_names_the_notional_penalty() -> None:
+    headline = {"unmet_inference_tokens": 1e12, "unmet_training_flops": 0.0}
+    headline |= {"priced_work": False, "penalties_usd_pv": 2.5e9}
+    line = shortfall_line(headline, {"penalty_usd_per_mtok": 1000, "penalty_usd_per_pflop": 5})
+    assert line is not None and line.startswith(NOTIONAL)
+    assert "$2,500,000,000 PV at $1,000/Mtok" in line
+    assert shortfall_line(headline | {"unmet_inference_tokens": 0.0}, {}) is None

@@ -36,6 +36,7 @@ from planner.optimize.solvers.types import Termination
 from planner.results import Plan
 from planner.results.horizon_end import horizon_end_line
 from planner.results.sales import sales_line
+from planner.results.shortfall import shortfall_line
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
@@ -52,7 +53,8 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     label = (
         "objective (NPV cost incl. penalties)"
         if h.get("penalties_in_objective", True)
-        else "objective (min_cost: NPV cost, most demand served first)"
+        else "objective (min_cost: NPV cost, most demand served first, by service_measure "
+        f"{h.get('service_measure', 'weighted_share')})"
     )
     if h.get("objective") == "max_profit":
         label = "objective (max_profit: NPV cost + PV of revenue forgone, must-serve first)"
@@ -73,11 +75,11 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
         f"horizon end: {h.get('horizon_end')}; cash costs "
         "less residual, discounted at "
         f"wacc {p.get('wacc', float('nan')):g}); undiscounted cash cost (gross) "
-        f"${h['undiscounted_gross_cost_usd']:,.0f}; penalties (PV) ${h['penalties_usd_pv']:,.0f}"
-        f" at ${p.get('penalty_usd_per_mtok', float('nan')):,g}/Mtok unmet and "
-        f"${p.get('penalty_usd_per_pflop', float('nan')):,g}/PFLOP of training not done"
-        + ("" if h.get("penalties_in_objective", True) else " (not in the objective)")
+        f"${h['undiscounted_gross_cost_usd']:,.0f}"
     )
+    valued = shortfall_line(h, p)  # lost revenue where priced; else the labelled penalty
+    if valued is not None:
+        out.print(valued)
     # + 0.0 turns a credit of -0.0 (nothing bought) into 0, so it never prints as "$-0"
     out.print(
         f"residual value credited at the horizon end ({h.get('horizon_end_text')}, "
@@ -308,9 +310,7 @@ def _warn(plan: Plan) -> None:
         f"[bold red]UNMET DEMAND[/bold red]: {h['unmet_inference_tokens']:.3g} output tokens "
         f"({h.get('unmet_tokens_basis', 'lost')}) "
         f"and {h['unmet_training_flops']:.3g} training FLOP left undone "
-        f"(penalties ${h['penalties_usd_pv']:,.0f} PV"
-        + ("" if h.get("penalties_in_objective", True) else ", not in the objective")
-        + ")",
+        f"({shortfall_line(h, plan.parameters)})",
         soft_wrap=True,
     )
     for sentence in plan.diagnosis:

@@ -203,24 +203,45 @@ def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
 
 
 def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
-    """Each slack's weight in the service objective: the priority-weighted unserved share.
+    """Each slack's weight in the service objective, by ``d.service_measure``.
 
-    A workload's unserved share is its unserved output tokens over the horizon divided by
-    its demanded tokens; a run's, its undone ZFLOP divided by the ZFLOP it needs. So
+    ``weighted_share`` (default): the priority-weighted unserved share. A workload's
+    unserved share is its unserved output tokens over the horizon divided by its
+    demanded tokens; a run's, its undone ZFLOP divided by the ZFLOP it needs. So
     ``lost_inf[w,t]`` (average Mtok/day lost under the load shape) weighs
     ``priority_w · L_t · 10⁶ / Σ_t' L_t' · tokens_per_day[w,t']`` and
     ``unmet_train[r]`` weighs ``priority_r / F_r``; a workload or run left wholly unserved
     adds its priority.
+    ``tokens``: ``lost_inf[w,t]`` weighs ``L_t · 10⁶ / D`` with D all workloads' demanded
+    tokens (every token alike; all demand unserved adds 1). ``revenue``: it weighs
+    ``price_{w,t} · L_t · 10⁶ / R`` with R the revenue of all demand (all of it unserved
+    adds 1). Runs weigh ``priority_r / F_r`` under every measure.
     """
     length = d.period_length
+    measure = d.service_measure
     demanded: dict[str, float] = {}
     for (w, t), tokens in d.demand_tokens_per_day.items():
         demanded[w] = demanded.get(w, 0.0) + length[t] * tokens
-    lost_inf = {
-        (w, t): d.workload_priority[w] * length[t] * MTOK / demanded[w]
-        for w, t in d.demand_index
-        if demanded.get(w, 0.0) > 0
-    }
+    if measure == "weighted_share":
+        lost_inf = {
+            (w, t): d.workload_priority[w] * length[t] * MTOK / demanded[w]
+            for w, t in d.demand_index
+            if demanded.get(w, 0.0) > 0
+        }
+    else:
+        price = {
+            (w, t): 1.0 if measure == "tokens" else d.revenue_usd_per_mtok.get((w, t), 0.0)
+            for w, t in d.demand_index
+        }
+        total = sum(
+            price[(w, t)] * length[t] * d.demand_tokens_per_day.get((w, t), 0.0)
+            for w, t in d.demand_index
+        )
+        lost_inf = {
+            (w, t): price[(w, t)] * length[t] * MTOK / total
+            for w, t in d.demand_index
+            if total > 0 and price[(w, t)] > 0
+        }
     unmet_train = {
         r: d.run_priority[r] / d.train_zflop[r] for r in d.runs if d.train_zflop.get(r, 0.0) > 0
     }

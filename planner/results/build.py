@@ -122,6 +122,7 @@ def build_plan(
         "unmet_inference_tokens": float(served["unmet_tokens"].sum()),
         "unmet_tokens_basis": LOAD_SHAPE_BASIS,
         "unmet_training_flops": float(training["unmet_flops"].sum()),
+        "service_measure": d.service_measure,
     }
     if d.sell_early:
         figures["resale_proceeds_usd"] = -float(costs.loc[resale, "usd"].sum())
@@ -149,6 +150,7 @@ def build_plan(
             [h, s, i, u, d.existing_price_usd[(h, s, i)], d.lifetime_years[h]]
             for (h, s, i), u in d.existing_units.items()
         ],
+        "service_measure": d.service_measure,
         "penalty_usd_per_mtok": d.penalty_usd_per_mtok,
         "penalty_usd_per_pflop": d.penalty_usd_per_pflop,
         "vendor_of_hardware": dict(d.vendor),

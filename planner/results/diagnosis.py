@@ -10,6 +10,7 @@ and said to be LP estimates; every sentence is checked against the tables by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -25,6 +26,12 @@ from planner.results.relief_text import (
 )
 from planner.results.revenue import profit_reason
 from planner.results.shadow import PENALTY_PRICED
+from planner.results.shortfall import (
+    NOTIONAL,
+    NOTIONAL_NOTE,
+    lost_revenue_by_period,
+    service_sentence,
+)
 
 NOTHING_BINDS_HERE = (
     "No power, budget or supply limit binds in this period; objective: min_cost serves "
@@ -68,11 +75,42 @@ def _binding(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["binding"].astype(bool)]
 
 
-def _penalty_priced(values: pd.DataFrame, periods: list[str]) -> str:
-    """``"; set by the unmet-demand penalty"`` when any of these shadow prices is."""
-    if any(str(values.loc[p, "meaning"]).endswith(PENALTY_PRICED) for p in periods):
-        return "; set by the unmet-demand penalty, which is outside the objective"
-    return ""
+def _penalty_set(values: pd.DataFrame, periods: list[str]) -> list[str]:
+    """The periods whose shadow price the unmet-demand penalty sets."""
+    return [p for p in periods if str(values.loc[p, "meaning"]).endswith(PENALTY_PRICED)]
+
+
+def _lp_note(
+    values: pd.DataFrame,
+    periods: list[str],
+    per: str,
+    shown: Callable[[float], str],
+    floor: float,
+    lost: dict[str, float],
+    order: pd.DataFrame,
+) -> str:
+    """The parenthesis after a binding limit: its LP values, each period's labelled when
+    the notional penalty sets it; where that shortfall is priced, the revenue it loses
+    instead of any penalty-set value (:mod:`planner.results.shortfall`)."""
+    quoted = [
+        p for p in periods if p in values.index and values.loc[p, "value_in_year_usd"] > floor
+    ]
+    penalty = _penalty_set(values, quoted)
+    priced = [p for p in penalty if lost.get(p, 0.0) > 0]
+    worth = [
+        f"{shown(values.loc[p, 'value_in_year_usd'])} in {p}" for p in quoted if p not in priced
+    ]
+    parts = []
+    if worth:
+        label = f"; {NOTIONAL_NOTE}" if set(penalty) - set(priced) else ""
+        parts.append(f"{per} {', '.join(worth)}{label}")
+    if priced:
+        revenue = sum(lost[p] for p in priced)
+        parts.append(
+            f"in {_years(priced, order)} its value is set by the {NOTIONAL} and not quoted: "
+            f"the demand left unmet then loses revenue of {money(revenue)} (undiscounted)"
+        )
+    return f" (LP relaxation: {'; '.join(parts)})" if parts else ""
 
 
 def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
@@ -81,28 +119,25 @@ def binding_sentences(tables: dict[str, pd.DataFrame]) -> list[str]:
     periods = tables["periods"]
     shadow = tables["shadow_prices"]
     lp = shadow[shadow["method"] == "LP relaxation"]
+    lost = lost_revenue_by_period(tables.get("revenue"))
     power = tables["power"]
     for site, rows in _binding(power).groupby("site"):
         values = lp[(lp["limit"] == "power") & (lp["subject"] == site)].set_index("period")
-        worth = [
-            f"{money(values.loc[p, 'value_in_year_usd'])} in {p}"
-            for p in rows["period"]
-            if p in values.index and values.loc[p, "value_in_year_usd"] > 1
-        ]
-        priced = _penalty_priced(values, [p for p in rows["period"] if p in values.index])
-        note = f" (LP relaxation: +1 MW worth {', '.join(worth)}{priced})" if worth else ""
+        note = _lp_note(values, list(rows["period"]), "+1 MW worth", money, 1, lost, periods)
         out.append(f"Power binds at {site} in {_years(list(rows['period']), periods)}{note}.")
     budget = tables["budget"]
     binding = _binding(budget)
     if len(binding):
         values = lp[lp["limit"] == "budget"].set_index("period")
-        worth = [
-            f"${values.loc[p, 'value_in_year_usd']:,.2f} in {p}"
-            for p in binding["period"]
-            if p in values.index and values.loc[p, "value_in_year_usd"] > 1e-4
-        ]
-        priced = _penalty_priced(values, [p for p in binding["period"] if p in values.index])
-        note = f" (LP relaxation: +$1 of budget saves {', '.join(worth)}{priced})" if worth else ""
+        note = _lp_note(
+            values,
+            list(binding["period"]),
+            "+$1 of budget saves",
+            lambda v: f"${v:,.2f}",
+            1e-4,
+            lost,
+            periods,
+        )
         out.append(f"The capex budget binds in {_years(list(binding['period']), periods)}{note}.")
     supply = tables["supply"]
     for h, rows in _binding(supply).groupby("hardware"):
@@ -286,6 +321,8 @@ def diagnose(
         binding.append(
             "All inference demand is served and every training run finishes inside its window."
         )
+    if unmet:
+        unmet.insert(0, service_sentence(d.service_measure))
     skipped = (headline or {}).get("follow_ups_skipped")
     if isinstance(skipped, list) and skipped:
         unmet.append(SKIPPED.format(names="; ".join(map(str, skipped))))

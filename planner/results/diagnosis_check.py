@@ -28,6 +28,13 @@ from planner.results.relief_text import (
     UNMET_SHARE,
     use_sentences,
 )
+from planner.results.shadow import PENALTY_PRICED
+from planner.results.shortfall import (
+    NOTIONAL_NOTE,
+    SERVICE_HEAD,
+    lost_revenue_by_period,
+    service_sentence,
+)
 
 REL = 1e-6
 """Relative tolerance of the relief tables' own arithmetic."""
@@ -55,6 +62,10 @@ PRICED = re.compile(
     r"^objective: max_profit serves priced work only where it pays: at (?P<price>.+?), "
     r"serving more of (?P<w>\S+) would cost more than it earns, or a limit holds it back "
     r"\(revenue forgone \$(?P<lost>[\d,]+)\)\.$"
+)
+LOSES = re.compile(
+    r"in (?P<when>.+?) its value is set by the .+? and not quoted: the demand left unmet "
+    r"then loses revenue of (?P<usd>\$[\d.,]+[kMBT]?) \(undiscounted\)"
 )
 HELD = re.compile(r"^Binding: (?P<names>.+?)\. (?P<tail>.*)$")
 LIFTED = re.compile(r"(\d+)% with (.+?) lifted")
@@ -95,6 +106,7 @@ def check_diagnosis(plan: Plan) -> list[str]:
         _check_run,
         _check_use,
         _check_skipped,
+        _check_service,
     ]
     for sentence in plan.diagnosis:
         for check in checks:
@@ -106,6 +118,16 @@ def check_diagnosis(plan: Plan) -> list[str]:
             out.append(f"diagnosis sentence of no known form, not checked: {sentence!r}")
     out += _check_relief_tables(t)
     return out
+
+
+def _check_service(plan: Plan, sentence: str) -> list[str] | None:
+    """The service-measure sentence names the plan's own measure."""
+    if not sentence.startswith(SERVICE_HEAD):
+        return None
+    measure = str(plan.parameters.get("service_measure", "weighted_share"))
+    if sentence != service_sentence(measure):
+        return [f"the plan's service_measure is {measure}"]
+    return []
 
 
 def _check_skipped(plan: Plan, sentence: str) -> list[str] | None:
@@ -153,11 +175,38 @@ def _check_binds(plan: Plan, sentence: str) -> list[str] | None:
     if name is not None:
         lp = lp[lp["subject"] == name]
     values = dict(zip(map(str, lp["period"]), lp["value_in_year_usd"], strict=True))
-    for said, period in WORTH.findall((m["lp"] or "").split(" saves ")[-1].split(" worth ")[-1]):
+    note = m["lp"] or ""
+    quoted = WORTH.findall(note.split(" saves ")[-1].split(" worth ")[-1].split("; in ")[0])
+    for said, period in quoted:
         value = values.get(period)
         shown = None if value is None else (money(value) if limit == "power" else f"${value:,.2f}")
         if shown != said:
             out.append(f"shadow price in {period} is {shown}, the sentence says {said}")
+    return out + _check_penalty_values(plan, lp, quoted, note, order)
+
+
+def _check_penalty_values(
+    plan: Plan, lp: pd.DataFrame, quoted: list[tuple[str, str]], note: str, order: list[str]
+) -> list[str]:
+    """A value the notional penalty sets is labelled, and never quoted where the
+    shortfall is priced: there the revenue lost is (recomputed from the revenue table)."""
+    out = []
+    lost = lost_revenue_by_period(plan.tables.get("revenue"))
+    meaning = dict(zip(map(str, lp["period"]), lp["meaning"].astype(str), strict=True))
+    for said, period in quoted:
+        if not meaning.get(period, "").endswith(PENALTY_PRICED):
+            continue
+        if lost.get(period, 0.0) > 0:
+            out.append(f"{said} in {period} is set by the penalty, where the shortfall is priced")
+        elif NOTIONAL_NOTE not in note:
+            out.append(f"{said} in {period} is set by the penalty and not labelled so")
+    said_lost = LOSES.search(note)
+    if said_lost:
+        periods = _expand(said_lost["when"], order)
+        shown = money(sum(lost.get(p, 0.0) for p in periods))
+        if shown != said_lost["usd"]:
+            said = said_lost["usd"]
+            out.append(f"revenue lost in {sorted(periods)} is {shown}, the sentence says {said}")
     return out
 
 

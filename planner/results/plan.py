@@ -44,7 +44,8 @@ TABLE_UNITS: dict[str, str] = {
     "costs": "USD; usd_pv is discounted to the horizon start",
     "costs_by_year": "USD; the costs table summed over each year's periods",
     "usd_per_mtok": f"USD per million output tokens served; capital: {ANNUITY_CAPITAL}",
-    "shadow_prices": "see the unit column",
+    "shadow_prices": "value: present-value USD at the horizon start; value_in_year_usd: "
+    "that year's USD; the unit column says per what",
     "revenue": "USD; Mtok of output tokens; usd_pv is discounted to the horizon start",
     "investment": "USD per year (cash); the residual is book value, not cash",
     "investment_by_workload": (

@@ -4,7 +4,8 @@ Positive means *saves* this much per +1 unit of a limit (power, budget, supply, 
 ``--marginal`` of a limit) or *costs* this much per +1 unit of demand (the demand rows,
 a ``--marginal`` of a demand field). ``value`` is present-value USD (discounted to the
 horizon start); ``value_in_year_usd`` the same in that year's money; ``unit`` says per
-what, and which sign convention, without repeating PV or nominal.
+what, and which sign convention, naming no money basis (the column does: PV or that
+year's USD). A value the unmet-demand penalty sets says so in its unit and meaning.
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ LP_FD = "LP finite difference"
 
 
 PENALTY_PRICED = (
-    " — set by the unmet-demand penalty, not by cost: demand is left unmet in this "
-    "period, and the penalties are outside the min_cost objective"
+    " — set by the notional unmet-demand penalty, not by cost: demand is left unmet in "
+    "this period, and the penalties are outside the min_cost objective"
 )
 """Appended to the meaning of a shadow price in a period where demand is left unmet."""
+PENALTY_UNIT = " (set by the notional penalty)"
+"""Appended to its unit, so every table that shows the value says what set it."""
 
 
 def shadow_price_table(
@@ -64,6 +67,7 @@ def shadow_price_table(
     for row in rows:
         if row["period"] in unmet_periods:
             row["meaning"] += PENALTY_PRICED
+            row["unit"] += PENALTY_UNIT
     return frame(rows, SHADOW_COLUMNS)
 
 
@@ -79,7 +83,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": s,
                 "value": value,
-                "unit": "USD saved per MW",
+                "unit": "saved per MW",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 MW more facility power at {s} in {t} "
@@ -93,7 +97,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": "capex",
                 "value": -dual,
-                "unit": "USD saved per USD",
+                "unit": "saved per USD of budget",
                 "value_in_year_usd": -dual / df[t],
                 "method": LP,
                 "meaning": f"cost saved by 1 USD more capex budget in {t}",
@@ -109,7 +113,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": h,
                 "value": value,
-                "unit": "USD saved per unit",
+                "unit": "saved per unit",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost saved if one more {h} could be bought in {t}",
@@ -126,7 +130,7 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
                 **when(d, t),
                 "subject": w,
                 "value": value,
-                "unit": "USD of cost per Mtok/day",
+                "unit": "cost per Mtok/day",
                 "value_in_year_usd": value / df[t],
                 "method": LP,
                 "meaning": f"cost of serving 1 Mtok/day more {w} demand through {t} "

@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -728,6 +729,17 @@ class Scenario(_Section):
     only where they pay — maximise the NPV of revenue minus cash costs — after serving
     the must-serve work (workloads without a price, runs without ``value_usd`` or with
     ``must_finish``) as much as the limits allow (see planner.optimize.profit)."""
+    service_measure: Annotated[Literal["weighted_share", "tokens", "revenue"], meta(perf=False)] = (
+        "weighted_share"
+    )
+    """What "most demand served" counts in the service stage of ``objective: min_cost``
+    (and the must-serve stage of ``max_profit``). ``weighted_share`` (default): each
+    workload's unserved share of its tokens, times its ``priority`` — every workload
+    counts, however small, so a small high-priority one is served before a large one.
+    ``tokens``: unserved output tokens, every token alike (priorities ignored; the most
+    tokens served). ``revenue``: unserved tokens at their price (the most revenue served;
+    every inference workload needs a price). Training runs keep their priority-weighted
+    undone share, a whole run weighing as much as all inference demand."""
     penalties: Penalties = Penalties()
     solver: Solver = Solver()
     calibration: Annotated[str | None, meta(perf=True)] = None
@@ -745,6 +757,19 @@ class Scenario(_Section):
     @classmethod
     def _procurement(cls, data: Any) -> Any:
         return complete_procurement(data)
+
+    @field_validator("service_measure")
+    @classmethod
+    def _revenue_needs_prices(cls, measure: str, info: ValidationInfo) -> str:
+        unpriced = [w.name for w in info.data.get("inference", []) if not w.priced]
+        if measure == "revenue" and unpriced:
+            raise ValueError(
+                "service_measure: revenue counts unserved tokens at their price, so every "
+                f"inference workload needs one; {', '.join(unpriced)} has none. Give it "
+                "price_usd_per_mtok (or split prices), or set service_measure: "
+                "weighted_share or tokens"
+            )
+        return measure
 
     @property
     def sets_ttft(self) -> bool:

@@ -49,8 +49,8 @@ LABELS = {
     "maintenance": "Maintenance",
     "residual": "Residual value at the horizon end (credit)",
     "resale_proceeds": "Resale proceeds of units sold early (credit)",
-    "penalty_unmet_inference": "Penalty: unmet inference demand",
-    "penalty_unmet_training": "Penalty: unmet training work",
+    "penalty_unmet_inference": "Notional penalty: unmet inference demand (not a cost)",
+    "penalty_unmet_training": "Notional penalty: unmet training work (not a cost)",
     "commitment": "Committed rentals (the plan's amounts)",
     "datacenter_capex": "Datacenter build capex (Datacenter sheet)",
     "datacenter_om": "Datacenter O&M of built capacity (the plan's amounts)",
@@ -210,8 +210,8 @@ def _totals(
     inference = first + categories.index("penalty_unmet_inference")
     training = first + categories.index("penalty_unmet_training")
     total_row, penalty_row, net_row = last + 1, last + 2, last + 3
-    book.text(ws, total_row, 1, f"Total {prefix} incl. penalties")
-    book.text(ws, penalty_row, 1, "of which penalties for unmet demand")
+    book.text(ws, total_row, 1, f"Total {prefix} incl. notional penalties")
+    book.text(ws, penalty_row, 1, "of which notional penalties for unmet demand (not a cost)")
     book.text(ws, net_row, 1, f"Total {prefix} (TCO, excl. penalties)")
     for j, letter in enumerate(letters):
         col = 2 + j

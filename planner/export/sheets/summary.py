@@ -193,15 +193,24 @@ def write_summary(
         "=npv_tco",
     )
     _horizon_ends(w, h)
-    w.usd(
-        "NPV incl. penalties (outside the min_cost objective)",
-        float(costs["usd_pv"].sum()),
-        "USD",
-        "=npv_with_penalties",
-    )
-    w.usd(
-        "penalties for unmet demand", h["penalties_usd_pv"], "USD, present value", "=penalties_pv"
-    )
+    if h.get("priced_work") and (h.get("lost_revenue_usd") or 0.0) > 0:
+        # a priced shortfall is worth the revenue it loses, never the notional penalty
+        lost = "revenue lost on unmet priced work"
+        w.usd(lost, h["lost_revenue_usd"], "USD, undiscounted")
+        w.usd(f"{lost} (PV)", h["lost_revenue_usd_pv"], "USD, present value")
+    else:
+        w.usd(
+            "NPV incl. notional penalties (outside the min_cost objective)",
+            float(costs["usd_pv"].sum()),
+            "USD",
+            "=npv_with_penalties",
+        )
+        w.usd(
+            "notional penalty for unmet demand (no price given; not a cost)",
+            h["penalties_usd_pv"],
+            "USD, present value",
+            "=penalties_pv",
+        )
     w.usd(
         "undiscounted cash cost",
         h["undiscounted_cost_usd"],

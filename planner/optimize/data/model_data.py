@@ -234,6 +234,8 @@ class ModelData:
     """(h, s, v) → sell keys of the purchase vintage v, every period it may be sold in."""
     objective: str = "min_cost"
     """The scenario's ``objective``: ``min_cost`` or ``max_profit``."""
+    service_measure: str = "weighted_share"
+    """The scenario's ``service_measure``: what the service stage counts."""
     revenue_usd_per_mtok: dict[Key, float] = field(default_factory=dict)
     """(w, t) → revenue per served output Mtok, USD (absent: the workload has no price;
     see planner.economics.revenue)."""

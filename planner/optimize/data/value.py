@@ -14,6 +14,7 @@ from planner.scenario.schema import InferenceWorkload
 
 class Value(TypedDict):
     objective: str
+    service_measure: str
     revenue_usd_per_mtok: dict[Key, float]
     run_value_usd: dict[str, float]
     must_serve_workloads: frozenset[str]
@@ -57,6 +58,7 @@ def service_value(ctx: Context) -> Value:
     must_finish = {r.name for r in scenario.training if r.must_finish or r.value_usd is None}
     return {
         "objective": scenario.objective,
+        "service_measure": scenario.service_measure,
         "revenue_usd_per_mtok": revenue,
         "run_value_usd": values,
         "must_serve_workloads": frozenset(must_serve),
