@@ -40,6 +40,7 @@ STAGES: dict[str, int] = {
     "planner.marginals": 6,
     "planner.relief": 6,
     "planner.follow_ups": 6,
+    "planner.stochastic": 7,
     "planner.export": 7,
     "planner.analysis": 7,
     "planner.api": 7,

@@ -152,7 +152,7 @@ def _with_diagnosis(original: Plan, old: str, new: str) -> Plan:
     ("old", "new", "expected"),
     [
         ("Power binds at texas in 2029–2031", "Power binds at texas in 2031", "binds in"),
-        ("$6.78B in 2031", "$3.1B in 2031", "shadow price in 2031"),
+        ("loses revenue of $13.4B", "loses revenue of $3.1B", "revenue lost in"),
         ("52% of chat demand", "80% of chat demand", "unmet share is 52%"),
         ("1.17e+13 tokens/day", "1.5e+13 tokens/day", "unmet peak is 1.17e+13"),
         ("0% with no limit lifted", "5% with no limit lifted", "relief_served table says"),

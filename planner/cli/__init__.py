@@ -91,6 +91,11 @@ COMMANDS: dict[str, Entry] = {
         "montecarlo",
         "Distributions of the optimum when SCENARIO_FILE's inputs are uncertain.",
     ),
+    "stochastic": Entry(
+        "stochastic_cmds",
+        "stochastic",
+        "Plan SCENARIO_FILE's first stage against every future of its uncertainty: tree.",
+    ),
     "vendors": Entry(
         "analysis_cmds", "vendors", "What each vendor alone costs, next to all vendors together."
     ),

@@ -64,9 +64,11 @@ def _print_table(plan: Plan, by_period: bool = False) -> None:
     if objective is None:  # the cost stage ended without a plan: the service stage's kept
         npv = h.get("npv_cost_usd")
         shown = "unknown" if npv is None else f"${npv:,.0f}"
-        out.print(f"{label}: not minimised (the service stage's plan, NPV cost {shown})")
+        out.print(
+            f"{label}: not minimised (the service stage's plan, NPV cost {shown})", soft_wrap=True
+        )
     else:
-        out.print(f"{label}: ${objective:,.0f}{gap_text}")
+        out.print(f"{label}: ${objective:,.0f}{gap_text}", soft_wrap=True)
     if h.get("termination") == Termination.COST_UNMINIMISED:
         out.print(f"[yellow]{escape(Termination.COST_UNMINIMISED.prose)}[/yellow]")
     p = plan.parameters

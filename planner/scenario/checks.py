@@ -20,6 +20,7 @@ from planner.catalog.software import check_software
 from planner.errors import Problem
 from planner.scenario.custom_rows import custom_row_problems
 from planner.scenario.foresight_checks import check_foresight
+from planner.scenario.futures import check_uncertainty
 from planner.scenario.procurement_checks import check_procurement
 from planner.scenario.resolve import hardware_spec, model_spec
 from planner.scenario.schema import Scenario
@@ -352,4 +353,5 @@ def check_scenario(
     # A vendor the scenario has no hardware of may be named (a vendors analysis drops
     # the others' hardware); a misspelt one is refused, as no stacks list it.
     problems += check_foresight(scenario) + check_software(scenario.software)
+    problems += check_uncertainty(scenario)
     return problems + check_models_fit(scenario, withheld)  # all in one pass

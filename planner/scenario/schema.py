@@ -31,6 +31,7 @@ from planner.scenario.procurement import (
     DatacenterLease,
     complete_procurement,
 )
+from planner.scenario.uncertainty import Uncertainty
 from planner.text import MAX_TEXT_CHARS, printable_name
 from planner.units import SOLVER_NAMES
 
@@ -752,6 +753,10 @@ class Scenario(_Section):
     inference throughput; vendors not named use their default stack."""
     overrides: dict[str, Any] = {}
     """Dotted-path overrides applied on top of ``extends`` (already applied once loaded)."""
+    uncertainty: Uncertainty | None = None
+    """Named futures with probabilities for a two-stage plan (``planner stochastic``):
+    the first stage's irreversible decisions are shared, the rest is each future's
+    (:mod:`planner.scenario.uncertainty`). ``planner run`` plans the base scenario."""
 
     @model_validator(mode="before")
     @classmethod

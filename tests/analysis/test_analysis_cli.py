@@ -87,7 +87,15 @@ def test_vendors_csv(run_cli, tmp_path: Path) -> None:
 
 
 def test_alternatives_table(run_cli, tmp_path: Path) -> None:
-    args = ["alternatives", str(HAND / "power_switch.yaml"), "--slack", "0.05", "--count", "2"]
+    args = [
+        "alternatives",
+        str(HAND / "power_switch.yaml"),
+        "--slack",
+        "0.05",
+        "--count",
+        "2",
+        "--wide",
+    ]
     args += ["--out", str(tmp_path / "a.xlsx"), "--table", str(tmp_path / "a.csv")]
     code, out, err = run_cli(*args)
     assert code == 0, err

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import errno
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
-from conftest import RunCli
 
 from planner.cli.run_exports import EXIT_EXPORT_FAILED
 from planner.errors import ExportError
+
+RunCli = Callable[..., Any]  # tests/conftest.py's run_cli fixture
+
 
 TINY = Path(__file__).resolve().parents[1] / "scenarios" / "one_hardware_one_year.yaml"
 PREVIOUS = b"a workbook from an earlier run"

@@ -17,14 +17,18 @@ from __future__ import annotations
 import copy
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import CliResult, RunCli
 from numeric_fields import NumericField, walk
 
 from planner.scenario.schema import Scenario
+
+CliResult = Any  # tests/conftest.py's, by duck type (conftest modules shadow each other)
+RunCli = Callable[..., Any]  # tests/conftest.py's run_cli fixture
+
 
 TIME_LIMIT_S = 5
 """``--time-limit`` of each run (the tiny plan takes about 0.4 s)."""
@@ -87,6 +91,18 @@ ADD_ONS: dict[str, dict[str, Any]] = {
     "budget": {"budget": {"capex_usd": 1.0e9}},
     "finance.resale_curve": {"finance": {"resale_curve": {1.0: 0.5}}},
     "vendor_share_max": {"vendor_share_max": {"NVIDIA": 0.9}},
+    "uncertainty": {
+        "uncertainty": {
+            "first_stage_through": 2026,
+            "futures": [
+                {
+                    "name": "only",
+                    "probability": 1.0,
+                    "scale": {"inference[chat].tokens_per_day": 1.0},
+                }
+            ],
+        }
+    },
 }
 """Sections the base lacks, added where a field under them is tried (merged: what the
 document already has is kept)."""
@@ -111,7 +127,7 @@ COMPANIONS: dict[str, dict[str, Any]] = {
 SERIES = ("{year}", "[year]", "{key}", "[key]")
 """Path tails of a mapping's key and value (see :mod:`numeric_fields`)."""
 
-WALKED = 158
+WALKED = 163
 """Numeric leaves of the scenario schema (a new one must be placed here, see above)."""
 
 GROUP_SIZE = 20

@@ -11,6 +11,7 @@ from hand_cases import PEAK_8B, PER_UNIT, load
 from planner.optimize import SolveResult, SolveStatus, build_data
 from planner.pipeline import lexicographic_status, plan, throughput
 from planner.results.diagnosis import diagnose
+from planner.results.shortfall import NOTIONAL_NOTE
 from planner.scenario.schema import Scenario
 
 
@@ -96,7 +97,7 @@ def test_the_diagnosis_of_a_plan_not_proven_optimal_says_it_may_be_improvable() 
 
 def test_no_diagnosis_blames_the_penalty() -> None:
     """The penalty is named only to label a shadow price it sets, never as a cause."""
-    label = "set by the unmet-demand penalty, which is outside the objective"
+    label = NOTIONAL_NOTE  # "set by the notional unmet-demand penalty, not a cost and ..."
     for name in ("priority_shortfall", "budget_shortfall", "cheap_penalty"):
         for sentence in plan(load(name)).diagnosis:
             assert "penalty" not in sentence.replace(label, ""), (name, sentence)

@@ -59,6 +59,9 @@ EXPECTED_SIZES = {
     # lost_tokens rows (the same workloads). Now 253: 18 start rows (the pre-training
     # run's 2 years on the 8 types it may train on, and h200 at texas in 2027 and 2028).
     "vendor_shootout": {"variables": 346, "integer_variables": 67, "constraints": 253},
+    # The base scenario of the tree (its futures edit demand and availability only):
+    # the baseline's workloads and runs, half-yearly, with vr200-nvl144 from 2026H2.
+    "stochastic_orders": {"variables": 506, "integer_variables": 113, "constraints": 511},
 }
 
 

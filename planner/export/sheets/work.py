@@ -62,13 +62,12 @@ def write_assignment(book: Book, plan: Plan, scenario: Scenario) -> None:
     book.fit_widths(ws)
 
     inference = _inference_frame(plan, scenario)
-    commitments = plan.tables.get("commitments")
-    committed = set() if commitments is None else set(_pools(commitments))
+    as_paid = set(inference.attrs["as_paid"])
     fleet = book.tables["Fleet"]
     ws = book.sheet("Assignment inference")
 
     def rate(r: Row) -> str | None:
-        if r["site"] == RENTED and (r["hardware"], str(r[label])) in committed:
+        if r["site"] == RENTED and (r["hardware"], str(r[label])) in as_paid:
             return None  # charged as paid: the plan's rate (on-demand and committed)
         if r["site"] == RENTED:
             accelerators = book.ref(("hw", "accelerators", r["hardware"]))
@@ -135,13 +134,19 @@ def _inference_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     commitments = tables.get("commitments")
     committed = set() if commitments is None else set(_pools(commitments))
     rates, shares = [], []
+    as_paid: set[tuple[str, str]] = set()
     for h, s, t in zip(frame["hardware"], frame["site"], frame[PERIOD], strict=True):
-        if s == RENTED and (h, str(t)) in committed:
-            rates.append(paid[(h, str(t))])
+        hourly = rental_usd_per_accelerator_hour(scenario, h, start[t]) if s == RENTED else 0.0
+        on_demand = rent_usd_per_unit_year(hourly, specs[h].accelerators)
+        pool = (h, str(t))
+        # A pool with commitments, or one rented beyond the units assigned from it,
+        # costs each assigned unit more than the on-demand rate: the plan's rate.
+        if s == RENTED and (pool in committed or abs(paid[pool] - on_demand) > 1e-9 * on_demand):
+            as_paid.add(pool)
+            rates.append(paid[pool])
             shares.append(1.0)
         elif s == RENTED:
-            hourly = rental_usd_per_accelerator_hour(scenario, h, start[t])
-            rates.append(rent_usd_per_unit_year(hourly, specs[h].accelerators))
+            rates.append(on_demand)
             shares.append(1.0)
         else:
             rates.append(owned.get((h, s, t), 0.0))
@@ -149,11 +154,13 @@ def _inference_frame(plan: Plan, scenario: Scenario) -> pd.DataFrame:
     rate = pd.Series(rates, index=frame.index, dtype=float)
     years = frame[PERIOD].map(length).astype(float)
     share = pd.Series(shares, index=frame.index, dtype=float)
-    return frame.assign(
+    out = frame.assign(
         usd_per_unit_year=rate,
         length_years=years,
         cost_usd=frame["units"] * share * rate * years,
     )
+    out.attrs["as_paid"] = sorted(as_paid)
+    return out
 
 
 def _pools(commitments: pd.DataFrame) -> list[tuple[str, str]]:

@@ -1,0 +1,152 @@
+"""``planner stochastic``: the two-stage plan of a scenario's ``uncertainty:`` tree, and
+what it is worth.
+
+1. **Here and now** (RP): the deterministic equivalent (:mod:`.equivalent`) in one HiGHS
+   instance — the most expected service, then the least expected (risk-weighted) cost
+   — gives the first-stage decisions. Each future's plan is then that future solved
+   with the first stage fixed (:class:`planner.optimize.foresight.Fixed`): its recourse
+   is optimal for it given the first stage (with CVaR it can only cost less than the
+   equivalent's recourse), and it is a full Plan the checker verifies.
+2. **Wait and see** (WS): each future solved alone, knowing it. EVPI = RP − WS on
+   expected NPV cost (≥ 0 up to the solves' gaps when both serve alike).
+3. **Mean value** (EV): the mean-value future (:mod:`.mean_value`) solved alone; its
+   first stage fixed in every future gives EEV. VSS = EEV − RP.
+
+Expected service is compared first (the plans are lexicographic): a plan serving less
+expected demand is not "cheaper"; the figures say both.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.errors import SolverError
+from planner.optimize import build_data
+from planner.optimize.extract import Solution
+from planner.optimize.foresight import DECISIONS, Fixed
+from planner.optimize.recipe import min_cost
+from planner.optimize.rows import build_rows
+from planner.optimize.solvers.lexicographic import solve_problem
+from planner.optimize.stages import SERVICE_GAP
+from planner.pipeline import plan, solver_options, throughput
+from planner.results import Plan
+from planner.scenario.futures import future_document, future_scenarios
+from planner.scenario.schema import Scenario
+from planner.stochastic.equivalent import equivalent
+from planner.stochastic.mean_value import mean_future
+
+log = logging.getLogger("planner.stochastic")
+
+Decided = dict[str, dict[Any, float]]
+
+
+@dataclass
+class FuturePlan:
+    name: str
+    probability: float
+    scenario: Scenario
+    plan: Plan
+    wait_and_see: Plan | None = None
+    mean_value: Plan | None = None
+
+
+@dataclass
+class Stochastic:
+    """The two-stage plan: the first stage, each future's plan, and the solve's figures."""
+
+    scenario: Scenario
+    first_stage: Decided
+    futures: list[FuturePlan]
+    equivalent: dict[str, Any] = field(default_factory=dict)
+    """The equivalent's size and solve: columns, rows, status, gaps, seconds."""
+    mean_value_first_stage: Decided | None = None
+
+
+def _decided(values: Any, shared: dict[tuple[str, Any], list[int]]) -> Decided:
+    out: Decided = {family: {} for family in DECISIONS}
+    for (family, key), columns in shared.items():
+        out[family][key] = float(round(values[columns[0]], 9))
+    return out
+
+
+def _from_solution(solution: Solution) -> Decided:
+    return {family: dict(getattr(solution, family)) for family in DECISIONS}
+
+
+def solve_tree(
+    scenario: Scenario,
+    *,
+    time_limit_s: float | None = None,
+    values: bool = True,
+) -> Stochastic:
+    """The two-stage plan of ``scenario`` (module docstring); ``values=False`` skips the
+    wait-and-see and mean-value solves (EVPI and VSS)."""
+    tree = scenario.uncertainty
+    if tree is None:
+        raise SolverError(f"{scenario.name!r} has no uncertainty: section; use planner run")
+    through = tree.first_stage_through
+    futures = future_scenarios(scenario)
+    started = time.perf_counter()
+    built = []
+    tables = {}
+    for future, sub in futures:
+        tables[future.name] = throughput(sub)
+        data = build_data(sub, *tables[future.name])
+        built.append((future.name, future.probability, data, build_rows(data)))
+    eq = equivalent(built, through, tree.risk)
+    options = solver_options(scenario, time_limit_s=time_limit_s, strategy="lp-first")
+    found = solve_problem(eq.problem, options, service_gap=SERVICE_GAP)
+    if found is None or found.values is None:
+        raise SolverError(f"the two-stage plan of {scenario.name!r} found no plan")
+    first = _decided(found.values, eq.shared)
+    fixed = Fixed(first, through)
+    out = []
+    for future, sub in futures:
+        own = plan(sub, extend=fixed, duals=False, tables=tables[future.name])
+        out.append(FuturePlan(future.name, future.probability, sub, own))
+    result = Stochastic(
+        scenario,
+        first,
+        out,
+        {
+            "columns": len(eq.problem.arrays.col_lower),
+            "rows": len(eq.problem.arrays.row_lower),
+            "first_stage_decisions": len(eq.shared),
+            "held_at_zero": len(eq.zeroed),
+            "status": found.cost.status.value,
+            "cost_gap": found.cost.gap,
+            "service_status": found.service.status.value,
+            "seconds": time.perf_counter() - started,
+        },
+    )
+    if values:
+        _values(result, tables, options)
+    return result
+
+
+def _values(result: Stochastic, tables: dict[str, Any], options: Any) -> None:
+    """Wait-and-see plans, and the mean-value plan's first stage in every future."""
+    scenario = result.scenario
+    tree = scenario.uncertainty
+    assert tree is not None
+    for f in result.futures:
+        f.wait_and_see = plan(f.scenario, duals=False, tables=tables[f.name])
+    mean = mean_future(scenario)
+    from planner.scenario.futures import base_document
+
+    doc = future_document(base_document(scenario), mean, "mean-value")
+    doc["name"] = f"{scenario.name}/mean-value"
+    ev = Scenario.model_validate(doc)
+    data = build_data(ev, *throughput(ev))
+    _, solution, _, _ = min_cost(data, replace(options, strategy=ev.solver.strategy))
+    if solution is None:
+        log.warning("the mean-value future found no plan: no VSS")
+        return
+    decided = _from_solution(solution)
+    result.mean_value_first_stage = decided
+    fixed = Fixed(decided, tree.first_stage_through)
+    for f in result.futures:
+        f.mean_value = plan(f.scenario, extend=fixed, duals=False, tables=tables[f.name])

@@ -1,0 +1,134 @@
+"""A two-future newsvendor, solved by hand and by ``planner stochastic``.
+
+One H100 server type, bought only in 2026 (the first stage) at P = $250,000; in 2027
+demand is low or high (probability ½ each) and what the owned units cannot serve is
+rented at R a unit-year (the recourse). Every other cost is 0 (no discounting, no
+residual value, no facility, maintenance or network, electricity at $1e-9/kWh), so a
+plan's cost is P · bought + R · rented unit-years. 2027's demand is 2.98 or 8.98 units'
+worth (the perf model's output tokens/s per unit at the SLO, read at test time).
+
+By hand, with R = 3P:
+
+* each future alone buys all it needs (a unit costs P, renting 0.98 of one 2.94P):
+  3 and 9 units; wait and see WS = ½·3P + ½·9P = 6P;
+* here and now, unit m beyond 3 saves ½·R = 1.5P > P of expected rent (the 9th, 0.98
+  used in the high future, ½·0.98·3P = 1.47P): N* = 9, RP = 9P, EVPI = RP − WS = 3P;
+* the mean future needs 5.98 units and buys 6; with 6 fixed, the high future rents
+  2.98 unit-years: EEV = 6P + ½·2.98·3P = 10.47P, VSS = EEV − RP = 1.47P.
+
+With R = 1.5P a unit beyond 3 saves only ½·1.5P = 0.75P < P: N* = 3 at risk weight 0;
+with weight 10 on CVaR at α = 0.9 (the worst tenth of probability: the high future) a
+unit saves 0.75P + 10·1.5P > P: N* = 9.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.pipeline import throughput
+from planner.scenario import load_scenario
+from planner.stochastic.check import check_tree
+from planner.stochastic.solve import solve_tree
+from planner.stochastic.values import cvar, figures
+
+P = 250_000.0
+HOURS = 8_760
+ACCELERATORS = 8
+
+BODY = """\
+name: newsvendor
+horizon: {start: 2026, years: 2, demand_within_period: start}
+finance: {wacc: 0.0, pue: 1.0, electricity_usd_per_kwh: 1.0e-9, facility_usd_per_kw_year: 0,
+  maintenance_fraction_of_capex_per_year: 0, availability: 1.0, network_and_storage: false,
+  horizon_end: none}
+sites: [{name: dc, power_cap_mw: 1000}]
+hardware:
+  - {id: h100-hgx, price_usd: 250000, max_units_per_year: {2026: 1000, 2027: 0}}
+rental:
+  - {hardware: h100-hgx, usd_per_accelerator_hour: RATE}
+models: [{id: llama-3.1-8b}]
+inference:
+  - {name: chat, model: llama-3.1-8b, tokens_per_day: {2026: 1.0e+9, 2027: MID},
+     slo_tokens_per_s_per_user: 50, peak_to_average: 1.0}
+solver: {mip_gap: 0.0, time_limit_s: 60}
+uncertainty:
+  first_stage_through: 2026
+  futures:
+    - {name: low, probability: 0.5, set: {"inference[chat].tokens_per_day.2027": LOW}}
+    - {name: high, probability: 0.5, set: {"inference[chat].tokens_per_day.2027": HIGH}}
+  risk: {cvar_alpha: 0.9, weight: WEIGHT}
+"""
+
+
+ONE_FUTURE = "    - {name: only, probability: 1.0}\n"
+
+
+def _scenario(  # type: ignore[no-untyped-def]
+    tmp_path: Path, rate_multiple: float, weight: float = 0.0, one: bool = False
+):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    rate = rate_multiple * P / (ACCELERATORS * HOURS)
+    probe = tmp_path / "probe.yaml"
+    text = BODY.replace("RATE", f"{rate!r}").replace("WEIGHT", f"{weight!r}")
+    if one:
+        first = text.index("    - {name: low")
+        text = text[:first] + ONE_FUTURE + text[text.index("  risk:") :]
+    probe.write_text(text.replace("MID", "1.0e+10").replace("LOW", "1").replace("HIGH", "1"))
+    inference, _ = throughput(load_scenario(probe))
+    per_unit_day = float(inference.iloc[0]["output_tokens_per_s_per_unit"]) * 86_400
+    tokens = {"LOW": 2.98 * per_unit_day, "HIGH": 8.98 * per_unit_day, "MID": 5.98 * per_unit_day}
+    for key, value in tokens.items():
+        text = text.replace(key, f"{value:.6e}")
+    path = tmp_path / "newsvendor.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_scenario(path)
+
+
+def _bought(plan) -> float:  # type: ignore[no-untyped-def]
+    return float(plan.tables["purchases"]["units"].sum())
+
+
+def test_the_newsvendor_order_evpi_and_vss_are_the_hand_worked_ones(tmp_path: Path) -> None:
+    result = solve_tree(_scenario(tmp_path, 3.0))
+    low, high = result.futures
+    assert (_bought(low.wait_and_see), _bought(high.wait_and_see)) == (3, 9)
+    assert result.first_stage["buy"][("h100-hgx", "dc", 2026)] == 9
+    assert _bought(low.plan) == _bought(high.plan) == 9
+    h = figures(result)
+    assert h["expected_npv_cost_usd"] == pytest.approx(9 * P, rel=1e-6)
+    assert h["wait_and_see_npv_cost_usd"] == pytest.approx(6 * P, rel=1e-6)
+    assert h["evpi_usd"] == pytest.approx(3 * P, rel=1e-5)
+    assert result.mean_value_first_stage is not None
+    assert result.mean_value_first_stage["buy"][("h100-hgx", "dc", 2026)] == 6
+    assert h["vss_usd"] == pytest.approx(1.47 * P, rel=1e-3)
+    assert check_tree(result) == []
+
+
+def test_cvar_buys_for_the_worst_future_where_the_mean_does_not(tmp_path: Path) -> None:
+    neutral = solve_tree(_scenario(tmp_path / "a", 1.5), values=False)
+    assert neutral.first_stage["buy"][("h100-hgx", "dc", 2026)] == 3
+    averse = solve_tree(_scenario(tmp_path / "b", 1.5, weight=10.0), values=False)
+    assert averse.first_stage["buy"][("h100-hgx", "dc", 2026)] == 9
+    assert check_tree(averse) == []
+
+
+def test_cvar_of_a_discrete_distribution_by_hand() -> None:
+    costs, p = [1.0, 2.0, 10.0], [0.5, 0.3, 0.2]
+    assert cvar(costs, p, 0.0) == pytest.approx(0.5 + 0.6 + 2.0)  # the mean
+    assert cvar(costs, p, 0.9) == pytest.approx(10.0)  # the worst tenth lies in 10
+    assert cvar(costs, p, 0.7) == pytest.approx((0.2 * 10 + 0.1 * 2) / 0.3)
+    assert cvar(costs, p, 0.999999) == pytest.approx(10.0)  # α → 1: the worst case
+
+
+def test_one_future_is_the_deterministic_plan(tmp_path: Path) -> None:
+    from planner.pipeline import plan
+
+    scenario = _scenario(tmp_path, 3.0, one=True)
+    result = solve_tree(scenario, values=False)
+    alone = plan(scenario, duals=False)
+    assert figures(result)["expected_npv_cost_usd"] == pytest.approx(
+        alone.headline["npv_cost_usd"], rel=1e-6
+    )
+    assert _bought(result.futures[0].plan) == _bought(alone)

@@ -1,0 +1,92 @@
+"""An ``uncertainty:`` tree that cannot be planned exits 2 naming the field; the shipped
+example plans from the command line with every future checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+BASE = """\
+name: tree
+horizon: {start: 2026, years: 2}
+sites: [{name: dc, power_cap_mw: 10}]
+hardware: [{id: h100-hgx}]
+models: [{id: llama-3.1-8b}]
+inference: [{name: chat, model: llama-3.1-8b, tokens_per_day: 1.0e+10}]
+uncertainty:
+  first_stage_through: FIRST
+  futures:
+    - {name: a, probability: PA, set: {SET}}
+    - {name: b, probability: 0.5}
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "pa", "edit", "path", "words"),
+    [
+        ("2026", "0.4", "", "uncertainty.futures", "do not sum to 1"),
+        ("2030", "0.5", "", "uncertainty.first_stage_through", "outside the horizon"),
+        ("2026", "0.5", "horizon.years: 3", "uncertainty.futures[0].set.horizon.years", "may not"),
+        (
+            "2026",
+            "0.5",
+            "'inference[nochat].tokens_per_day': 1.0",
+            "uncertainty.futures[0].set.inference[nochat].tokens_per_day",
+            "nochat",
+        ),
+        (
+            "2026",
+            "0.5",
+            "'inference[chat].tokens_per_day': -5.0",
+            "uncertainty.futures[0]",
+            "tokens_per_day",
+        ),
+    ],
+)
+def test_a_tree_that_cannot_be_planned_exits_2_naming_the_field(
+    first: str, pa: str, edit: str, path: str, words: str, tmp_path: Path, run_cli
+) -> None:
+    file = tmp_path / "tree.yaml"
+    text = BASE.replace("FIRST", first).replace("PA", pa).replace("SET", edit)
+    file.write_text(text, encoding="utf-8")
+    for command in ("validate", "stochastic"):
+        result = run_cli(command, file)
+        assert result.code == 2, result.out + result.err
+        shown = result.out + result.err
+        assert path in shown and words in shown, shown
+        assert "Traceback" not in shown
+
+
+def test_a_scenario_without_a_tree_is_told_to_add_one(run_cli) -> None:
+    result = run_cli("stochastic", REPO / "scenarios" / "baseline.yaml")
+    assert result.code == 2 and "uncertainty" in result.err and "planner run" in result.err
+
+
+def test_the_shipped_tree_plans_from_the_command_line(run_cli) -> None:
+    """scenarios/stochastic_orders.yaml: four futures share 2026-2027's orders; each
+    future's plan passes the checker, which reads the shared orders from its tables."""
+    result = run_cli(
+        "stochastic",
+        REPO / "scenarios" / "stochastic_orders.yaml",
+        "--no-values",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["checker_problems"] == []
+    head = out["headline"]
+    assert head["futures"] == 4 and head["first_stage_through"] == 2027
+    futures = {row["future"]: row for row in out["futures"]}
+    assert set(futures) == {"low", "base", "high", "rubin-slips"}
+    expected = sum(row["probability"] * row["npv_cost_usd"] for row in out["futures"])
+    assert head["expected_npv_cost_usd"] == pytest.approx(expected, rel=1e-12)
+    # more demand costs more, on the same first stage
+    assert futures["low"]["npv_cost_usd"] < futures["base"]["npv_cost_usd"]
+    assert futures["base"]["npv_cost_usd"] < futures["high"]["npv_cost_usd"]
+    assert head["cvar_npv_cost_usd"] == pytest.approx(futures["high"]["npv_cost_usd"])
+    assert any(row["decision"] == "buy" for row in out["first_stage"])
