@@ -108,6 +108,26 @@ TAMPERED = [
         ["2026: capex 560000 exceeds the budget 60000"],
         id="budget-cut",
     ),
+    # contracted_power (hand solution in its file): 0.2 MW at $500/kW-year, $100,000 a
+    # year; row 8 is 2026's power_contract line (after the fleet's eight categories).
+    pytest.param(
+        "contracted_power",
+        lambda p: _tampered(p, "costs", "usd", 0.5, row=8),
+        ["2026 power_contract: table 50000 USD, recomputed 100000"],
+        id="contract-line-halved",
+    ),
+    pytest.param(
+        "contracted_power",
+        lambda p: replace(
+            p, parameters={**p.parameters, "power_contract": [["dc", "2026", 250.0]]}
+        ),
+        [
+            "2026 power_contract: table 100000 USD, recomputed 50000",
+            "2027 power_contract: table 100000 USD, recomputed 0",
+            "objective 867445.35 USD ≠ recomputed present value 726536.259",
+        ],
+        id="contract-rate-halved",
+    ),
 ]
 
 

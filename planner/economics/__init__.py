@@ -37,10 +37,12 @@ from planner.economics.discounting import (
 )
 from planner.economics.rates import (
     SiteRates,
+    contract_usd_per_kw_year,
     energy_usd_per_unit_year,
     facility_mw_per_unit,
     facility_usd_per_unit_year,
     maintenance_usd_per_unit_year,
+    power_contract_usd_per_year,
     price_convention,
     rent_usd_per_unit_year,
     rental_usd_per_accelerator_hour,
@@ -68,6 +70,7 @@ __all__ = [
     "UnitCost",
     "blended_usd_per_mtok",
     "capital_recovery_factor",
+    "contract_usd_per_kw_year",
     "crossover",
     "daily_bill_usd",
     "discount_factor",
@@ -79,6 +82,7 @@ __all__ = [
     "maintenance_usd_per_unit_year",
     "npv",
     "period_discount_factors",
+    "power_contract_usd_per_year",
     "price_convention",
     "price_inference_table",
     "rent_only_rates",

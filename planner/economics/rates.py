@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from planner.catalog import hardware_catalog
 from planner.catalog.schema import HardwareSpec
 from planner.scenario.schema import HardwareChoice, Scenario, Site
-from planner.scenario.series import value_at
+from planner.scenario.series import YearValue, value_at
 from planner.scenario.timing import available_from_year
 from planner.units import DAYS_PER_YEAR, HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_DAY
 
@@ -28,6 +28,12 @@ def energy_usd_per_unit_year(
 def facility_usd_per_unit_year(power_kw: float, facility_usd_per_kw_year: float) -> float:
     """Data-centre space and power of one unit for a year: ``kW (IT) · $/kW-year``."""
     return power_kw * facility_usd_per_kw_year
+
+
+def power_contract_usd_per_year(cap_mw: float, contract_usd_per_kw_year: float) -> float:
+    """A take-or-pay power contract for a year: ``cap MW (facility) · 1000 · $/kW-year``,
+    the whole cap, used or not."""
+    return cap_mw * KW_PER_MW * contract_usd_per_kw_year
 
 
 def maintenance_usd_per_unit_year(price_usd: float, maintenance_fraction: float) -> float:
@@ -84,6 +90,29 @@ def site_rates(scenario: Scenario, site: Site | None, when: float) -> SiteRates:
         electricity_usd_per_kwh=value_at(electricity, when, "geometric"),
         facility_usd_per_kw_year=value_at(facility, when, "geometric"),
     )
+
+
+def contract_rate_series(scenario: Scenario, site: Site) -> YearValue:
+    """The take-or-pay price of ``site``'s contracted power, USD per kW of facility cap
+    per year, as a number or ``{year: value}``: its ``contract_usd_per_kw_year``, else
+    its facility rate (its own, else ``finance``'s; per kW of IT) ÷ its PUE, point by
+    point, so a full site pays what ``power_cost: installed`` charges (a geometric
+    series divided by a constant reads the same between its points)."""
+    if site.contract_usd_per_kw_year is not None:
+        return site.contract_usd_per_kw_year
+    facility = site.facility_usd_per_kw_year
+    if facility is None:
+        facility = scenario.finance.facility_usd_per_kw_year
+    pue = site_pue(scenario, site)
+    if isinstance(facility, Mapping):
+        return {year: usd / pue for year, usd in facility.items()}
+    return facility / pue
+
+
+def contract_usd_per_kw_year(scenario: Scenario, site: Site, when: float) -> float:
+    """:func:`contract_rate_series` at ``when`` (fractional years; read geometrically,
+    as rates are)."""
+    return value_at(contract_rate_series(scenario, site), when, "geometric")
 
 
 def price_decline_per_year(choice: HardwareChoice, spec: HardwareSpec) -> float:

@@ -5,7 +5,8 @@ booked at the period's start, so the first period is undiscounted; starts are in
 fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + wacc)^−1.5
 — and L_t the period length in years (running costs are per year, times L_t)::
 
-    min  Σ_t DF_t · ( capex_t + L_t · (rent_t + energy_t + facility_t + maintenance_t) )
+    min  Σ_t DF_t · ( capex_t + L_t · (rent_t + energy_t + facility_t + maintenance_t
+                                     + contract_t) )
          − DF_end · residual
          + Σ_{w,t} DF_t · P_inf · L_t · 365.25 · lost_inf[w,t]
          + Σ_r DF_{end of window r} · P_train · unmet_train[r]
@@ -16,7 +17,12 @@ fractional years, so with quarters 2027Q3 of a horizon from 2026 has DF = (1 + w
   between the order period (a lead time before v) and v — see planner.scenario.timing;
 * rent_t = Σ rent[h,t] · $/accelerator-hour · 8760 · accelerators;
 * energy_t = Σ installed · power_kw · PUE_s · utilisation · 8760 · $/kWh(s,t);
-* facility_t = Σ installed · power_kw · $/kW-year(s,t);
+* facility_t = Σ installed · power_kw · $/kW-year(s,t) (0 at a site that pays for its
+  capacity: builds, leases or contracts its power);
+* contract_t = Σ_s contracted cap_MW[s,t] · 1000 · $/kW-year of the contract: the whole
+  cap, used or not, a constant (:func:`constraints.power.power_contract_pv_usd`). The
+  Pyomo objective carries it as its constant, the array model as its ``offset``, so
+  every objective value (and bound) a solver reports includes it;
 * maintenance_t = Σ units · fraction · (price of their vintage; catalog price for the
   existing fleet);
 * residual = Σ price[h,v] · buy[h,s,v] · max(0, start_v + life_h − horizon end) / life_h:
@@ -71,11 +77,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
 
 from planner.economics import maintenance_usd_per_unit_year
 from planner.economics.horizon_end import sale_proceeds_usd
 from planner.optimize.constraints.commitments import commitment_coefficients
 from planner.optimize.constraints.datacenter import datacenter_coefficients
+from planner.optimize.constraints.power import power_contract_pv_usd
 from planner.optimize.data import Key, ModelData
 from planner.optimize.data.deliveries import (
     departure_usd_pv,
@@ -197,9 +205,22 @@ def pv_cost_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
     }
 
 
+def pv_cost_constant(d: ModelData) -> float:
+    """The objective's constant, USD millions: the power contracts' present value."""
+    return power_contract_pv_usd(d) / USD_SCALE
+
+
+def with_constant(terms: list[tuple[float, Any]], constant: float) -> Any:
+    """``constant + Σ terms`` as one flat expression (no constant term when it is 0, so
+    a model without one is unchanged)."""
+    expr = linear(terms)
+    return LinearExpression([constant, *expr.args]) if constant else expr
+
+
 def add_objective(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
     """Minimise present-value cost (USD millions) as the module docstring states."""
-    m.cost = pyo.Objective(expr=linear(_terms(d, var, pv_cost_coefficients(d))), sense=pyo.minimize)
+    expr = with_constant(_terms(d, var, pv_cost_coefficients(d)), pv_cost_constant(d))
+    m.cost = pyo.Objective(expr=expr, sense=pyo.minimize)
 
 
 def service_coefficients(d: ModelData) -> dict[str, dict[Any, float]]:
@@ -255,7 +276,7 @@ def npv_cost(model: pyo.ConcreteModel, d: ModelData) -> Any:
         for name, by_key in present_value_coefficients(d).items()
         if name not in PENALTY_FAMILIES
     }
-    return linear(_terms(d, model, pv))
+    return with_constant(_terms(d, model, pv), pv_cost_constant(d))
 
 
 def service_scale(d: ModelData) -> float:

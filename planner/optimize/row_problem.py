@@ -70,6 +70,7 @@ def row_problem(rows: RowModel, data: ModelData) -> Problem:
     return Problem(
         arrays=rows.arrays("service"),
         cost=rows.objectives["npv"].copy(),
+        offset=rows.offsets.get("npv", 0.0),
         slacks=np.concatenate(slacks).astype(np.int64) if slacks else np.zeros(0, np.int64),
         round_whole=lambda values, up: round_columns(rows, values, up),
         load=lambda values: None,
@@ -110,6 +111,6 @@ def solution_of(rows: RowModel, data: ModelData, values: np.ndarray) -> Solution
     whole_family = {f: ROLES[f].kind != Kind.CONTINUOUS and not data.relax for f in ROLES}
     # every family a Solution holds (the stock ``installed`` follows from them)
     by = {f: _family_values(rows, values, f, whole_family[f]) for f in SOLUTION_FAMILIES}
-    cost = float(rows.objectives["cost"] @ values) * USD_SCALE
+    cost = (float(rows.objectives["cost"] @ values) + rows.offsets.get("cost", 0.0)) * USD_SCALE
     by["lost_inf"] = {k: v for k, v in by["lost_inf"].items() if v >= ZERO}
     return Solution(**by, cost_usd=cost)

@@ -55,6 +55,7 @@ class RowModel:
         self.row_lower: list[float] = []
         self.row_upper: list[float] = []
         self.objectives: dict[str, np.ndarray] = {}
+        self.offsets: dict[str, float] = {}
 
     @property
     def column_count(self) -> int:
@@ -94,8 +95,12 @@ class RowModel:
             kept.append(key)
         self.rows[name] = Block(first, tuple(kept))
 
-    def set_objective(self, name: str, coefficients: Mapping[str, Mapping[Any, float]]) -> None:
-        """Objective ``name``: family → key → coefficient, as a dense column vector."""
+    def set_objective(
+        self, name: str, coefficients: Mapping[str, Mapping[Any, float]], offset: float = 0.0
+    ) -> None:
+        """Objective ``name``: family → key → coefficient, as a dense column vector, plus
+        the constant ``offset``."""
+        self.offsets[name] = offset
         vector = np.zeros(self.column_count)
         for family, by_key in coefficients.items():
             block = self.columns[family]
@@ -117,7 +122,7 @@ class RowModel:
             col_lower=np.array(self.col_lower, dtype=np.double),
             col_upper=np.array(self.col_upper, dtype=np.double),
             cost=self.objectives[objective].copy(),
-            offset=0.0,
+            offset=self.offsets.get(objective, 0.0),
             maximise=False,
             row_lower=np.array(self.row_lower, dtype=np.double),
             row_upper=np.array(self.row_upper, dtype=np.double),
@@ -131,12 +136,14 @@ class RowModel:
 def build_rows(data: ModelData) -> RowModel:
     """``data``'s model as a :class:`RowModel`: the Pyomo model's columns and rows, by
     the same constraint families, and its objectives: ``"cost"`` (NPV cost plus
-    penalties, USD millions: the Pyomo model's), ``"npv"`` (without the penalties) and
+    penalties, USD millions: the Pyomo model's, its constant the ``offset``), ``"npv"``
+    (without the penalties) and
     ``"service"`` (the priority-weighted unserved share, scaled)."""
     from planner.optimize.model import FAMILIES
     from planner.optimize.objective import (
         PENALTY_FAMILIES,
         pv_cost_coefficients,
+        pv_cost_constant,
         service_coefficients,
         service_scale,
     )
@@ -154,9 +161,10 @@ def build_rows(data: ModelData) -> RowModel:
     for name, add in FAMILIES:
         if name == "objective":
             cost = pv_cost_coefficients(data)
-            model.set_objective("cost", cost)  # NPV cost plus penalties, as the Pyomo model
+            constant = pv_cost_constant(data)  # the power contracts: no column carries them
+            model.set_objective("cost", cost, constant)  # NPV cost plus penalties, as Pyomo's
             npv = {f: by for f, by in cost.items() if f not in PENALTY_FAMILIES}
-            model.set_objective("npv", npv)  # the cash-cost NPV alone (:func:`npv_cost`)
+            model.set_objective("npv", npv, constant)  # the cash-cost NPV (:func:`npv_cost`)
             scale = service_scale(data)
             service = {
                 f: {k: c * scale for k, c in by.items()}

@@ -161,6 +161,12 @@ def build_plan(
         "end_of_sale": dict(d.end_of_sale),
         "first_year_max_units": dict(d.first_year_max_units),
     }
+    if d.contract_usd_per_kw_year:
+        # [site, period, USD per kW of cap per year] of each contracted site: the
+        # checker's base for the power_contract cost line (with the power table's cap).
+        parameters["power_contract"] = [
+            [s, str(t), usd] for (s, t), usd in d.contract_usd_per_kw_year.items()
+        ]
     inference_throughput, training_throughput = throughput or (pd.DataFrame(), pd.DataFrame())
     return Plan(
         scenario=d.scenario_name,

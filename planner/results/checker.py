@@ -29,6 +29,7 @@ from planner.results.checker_horizon_end import (
     residual_share,
 )
 from planner.results.checker_period_start import check_period_start
+from planner.results.checker_power_contract import power_contract_amounts
 from planner.results.checker_procurement import check_procurement, rented_with_commitments
 from planner.results.checker_rented import check_rented
 from planner.results.checker_sales import check_sales, resale_amounts, sold_through, units_sold_by
@@ -385,6 +386,11 @@ def _check_costs(plan: Plan, procurement: dict[tuple[str, str], float]) -> list[
         pflop = row.unmet_flops / PFLOP
         amounts[(row.penalty_period, "penalty_unmet_training")] += pflop * row.penalty_usd_per_pflop
     categories: tuple[str, ...] = COST_CATEGORIES
+    contract = power_contract_amounts(plan)  # planner.results.checker_power_contract
+    if contract:
+        categories += ("power_contract",)
+        for key, usd in contract.items():
+            amounts[key] += usd
     if plan.parameters.get("sell_early"):
         categories += ("resale_proceeds",)
     if procurement:  # recomputed by planner.results.checker_procurement

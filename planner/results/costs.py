@@ -35,6 +35,9 @@ COST_CATEGORIES = (
 
 RESALE = "resale_proceeds"
 """The cost line of early sales' proceeds (a credit), present when ``finance.sell_early``."""
+POWER_CONTRACT = "power_contract"
+"""The cost line of take-or-pay power (``power_cost: contracted``): cap · rate each
+period, used or not; present when a site contracts its power."""
 
 
 def costs_table(
@@ -59,6 +62,8 @@ def costs_table(
     ``sales``: the early-sales table (:mod:`planner.results.sales`) when the scenario
     sells early; its proceeds are the negative ``resale_proceeds`` line in the period of
     each sale, discounted from its start (after the fleet's categories).
+    Contracted sites' power (``d.contract_usd_per_year``) is the ``power_contract``
+    line, after the fleet's categories, each period's at its start.
     """
     amounts: dict[tuple[str, str], float] = defaultdict(float)
     for t, usd in capex_by_payment_period(purchases).items():
@@ -75,6 +80,10 @@ def costs_table(
     last = d.periods[-1].name
     amounts[(last, "residual")] -= float(purchases["residual_usd"].sum())
     categories: tuple[str, ...] = COST_CATEGORIES
+    if d.contract_usd_per_year:
+        categories = (*categories, POWER_CONTRACT)
+        for (_, t), per_year in d.contract_usd_per_year.items():
+            amounts[(str(t), POWER_CONTRACT)] += per_year * d.period_length[t]
     if sales is not None:
         categories = (*categories, RESALE)
         for t, usd in sales.groupby("period")["proceeds_usd"].sum().items():

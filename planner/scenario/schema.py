@@ -77,6 +77,7 @@ Multiplier = Annotated[float, Field(gt=0, le=100)]
 model; beyond it the optimiser's rows hold numbers no solver accepts)."""
 PUE_UNIT = "facility power / IT power"
 FACILITY_UNIT = "USD per kW of IT load per year"
+CONTRACT_UNIT = "USD per kW of facility cap per year"
 
 
 class _Section(DocumentedFields, BaseModel):
@@ -215,6 +216,28 @@ class Site(_Section):
     ] = None
     """Overrides finance.facility_usd_per_kw_year for this site (on installed kW; a
     site with ``build`` or ``lease`` pays for its built and contracted kW instead)."""
+    power_cost: Annotated[Literal["installed", "contracted"], meta(perf=False, unit="choice")] = (
+        "installed"
+    )
+    """How the site pays for its power and space: ``installed`` (default) — the facility
+    rate on the kW of IT in use, idle MW of the cap cost nothing; ``contracted`` — a
+    take-or-pay contract: ``contract_usd_per_kw_year`` on every kW of ``power_cap_mw``
+    (facility kW, as the cap is written) in every period, used or not, *instead of* the
+    facility rate on installed kW. Instead, not in addition: the contract is what the
+    site's space and power cost, so a unit installed there adds only its energy and
+    maintenance (charging both would bill the same kW twice). The contract is a
+    constant of the plan's NPV (it moves no decision by its size) but makes the
+    contracted MW free to fill. Not with ``build`` or ``lease`` (their capacity is
+    already paid as built or leased)."""
+    contract_usd_per_kw_year: Annotated[
+        NonNegativeYearValue | None,
+        meta(perf=False, unit=CONTRACT_UNIT, fill="geometric"),
+    ] = None
+    """Take-or-pay price of ``power_cost: contracted``, USD per kW of the facility cap
+    (IT × PUE) per year; absent = the site's facility rate (its own, else
+    ``finance.facility_usd_per_kw_year``) ÷ its PUE, so a full site costs what
+    ``installed`` charges and each idle kW of the cap costs the same. Only with
+    ``power_cost: contracted``."""
     build: DatacenterBuild | None = None
     """Datacenter capacity the optimiser may build here (MW blocks of critical IT)."""
     lease: DatacenterLease | None = None
@@ -229,11 +252,37 @@ class Site(_Section):
             )
         return self
 
+    @model_validator(mode="after")
+    def _contract(self) -> Site:
+        if self.power_cost == "contracted" and self.builds_or_leases:
+            raise ValueError(
+                "power_cost: contracted charges the given power_cap_mw; a site that builds "
+                "or leases already pays for its capacity that way. Drop power_cost, or model "
+                "the contract as a lease: section"
+            )
+        if self.power_cost == "installed" and self.contract_usd_per_kw_year is not None:
+            raise ValueError(
+                "contract_usd_per_kw_year prices power_cost: contracted only; add "
+                "power_cost: contracted or drop the rate"
+            )
+        return self
+
+    @property
+    def builds_or_leases(self) -> bool:
+        """True for a site with ``build`` or ``lease`` (datacenter capacity as a decision)."""
+        return self.build is not None or self.lease is not None
+
+    @property
+    def contracted(self) -> bool:
+        """True for ``power_cost: contracted``: the whole cap is paid, used or not."""
+        return self.power_cost == "contracted"
+
     @property
     def pays_for_capacity(self) -> bool:
-        """True for a site with ``build`` or ``lease``: it pays for built and contracted
-        kW, not for installed kW (its given ``power_cap_mw`` is capacity already paid for)."""
-        return self.build is not None or self.lease is not None
+        """True for a site that pays for capacity, not for installed kW: one with
+        ``build`` or ``lease`` (built and leased kW; its given ``power_cap_mw`` is
+        capacity already paid for) or with ``power_cost: contracted`` (its whole cap)."""
+        return self.builds_or_leases or self.contracted
 
 
 class Budget(_Section):

@@ -36,7 +36,7 @@ def test_the_array_model_equals_the_hand_off(path: Path, relax: bool) -> None:
     for field in FIELDS:
         np.testing.assert_array_equal(getattr(built, field), getattr(handed, field), field)
     np.testing.assert_array_equal(built.integers, handed.integers)
-    assert handed.offset == 0.0 and not handed.maximise
+    assert built.offset == handed.offset and not handed.maximise
     # each row block is the Pyomo component of that name, row for row
     for name, block in rows.rows.items():
         component = getattr(pyomo_model, name)

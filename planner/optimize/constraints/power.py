@@ -36,3 +36,16 @@ def add_power(m: pyo.ConcreteModel, d: ModelData, var: Vars) -> None:
         for (s, t), hardware in d.site_fleet.items()
     }
     add_rows(m, "power", rows, "installed facility MW ≤ the site's cap")
+
+
+def power_contract_pv_usd(d: ModelData) -> float:
+    """Present value of the take-or-pay power contracts (``power_cost: contracted``), USD::
+
+        Σ_{s contracted, t} DF_t · L_t · cap_MW[s,t] · 1000 · contract_$/kW-year[s,t]
+
+    The whole cap is paid whether used or not, so it is a constant of the objective
+    (no variable carries it); the installed units of such a site carry no facility cost
+    (``facility_usd_per_unit_year`` is 0 there: the contract replaces it).
+    """
+    df, length = d.discount_factor, d.period_length
+    return sum(df[t] * length[t] * usd for (_, t), usd in d.contract_usd_per_year.items())

@@ -126,6 +126,10 @@ class ModelData:
     rent_max_units: dict[Key, float]
     power_cap_mw: dict[Key, float]
     """(s, t) → facility MW the site has without building or leasing."""
+    contract_usd_per_kw_year: dict[Key, float]
+    """(s, t) → take-or-pay $/kW-year of the cap, sites with ``power_cost: contracted``."""
+    contract_usd_per_year: dict[Key, float]
+    """(s, t) → the contract's USD a year: cap MW · 1000 · $/kW-year (contracted sites)."""
     # --- procurement (planner.optimize.data.procurement) ----------------------------
     commit_index: tuple[Key, ...]
     """(h, k, v): rented units of h committed for k years from period v."""

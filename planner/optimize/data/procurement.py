@@ -139,7 +139,7 @@ def datacenter(ctx: Context) -> Datacenter:
     sites: list[str] = []
     for site in ctx.scenario.sites:
         s = site.name
-        if site.pays_for_capacity:
+        if site.builds_or_leases:
             sites.append(s)
         build, lease = site.build, site.lease
         if build is not None:

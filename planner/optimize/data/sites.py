@@ -6,8 +6,10 @@ from collections import defaultdict
 from typing import TypedDict
 
 from planner.economics import (
+    contract_usd_per_kw_year,
     energy_usd_per_unit_year,
     facility_usd_per_unit_year,
+    power_contract_usd_per_year,
     rent_usd_per_unit_year,
     site_pue,
     site_rates,
@@ -24,6 +26,8 @@ class SiteEconomics(TypedDict):
     energy_usd_per_unit_year: dict[Key, float]
     facility_usd_per_unit_year: dict[Key, float]
     power_cap_mw: dict[Key, float]
+    contract_usd_per_kw_year: dict[Key, float]
+    contract_usd_per_year: dict[Key, float]
 
 
 class Rentals(TypedDict):
@@ -50,15 +54,25 @@ def site_economics(ctx: Context, fleet_index: tuple[Key, ...]) -> SiteEconomics:
         energy[(h, s, t)] = energy_usd_per_unit_year(
             kw, rates.pue, utilisation, rates.electricity_usd_per_kwh
         )
-        # A site that builds or leases pays for its capacity, not for installed kW.
+        # A site that builds, leases or contracts its power pays for its capacity, not
+        # for installed kW.
         per_kw = 0.0 if rows[s].pays_for_capacity else rates.facility_usd_per_kw_year
         facility[(h, s, t)] = facility_usd_per_unit_year(kw, per_kw)
+    cap = {(s, p.label): given_cap_mw(rows[s], p) for s in ctx.sites for p in ctx.periods}
+    rate = {
+        (s, p.label): contract_usd_per_kw_year(ctx.scenario, rows[s], p.start)
+        for s in ctx.sites
+        if rows[s].contracted
+        for p in ctx.periods
+    }
     return {
         "pue": pue,
         "energy_usd_per_unit_year": energy,
         "facility_usd_per_unit_year": facility,
-        "power_cap_mw": {
-            (s, p.label): given_cap_mw(rows[s], p) for s in ctx.sites for p in ctx.periods
+        "power_cap_mw": cap,
+        "contract_usd_per_kw_year": rate,
+        "contract_usd_per_year": {
+            key: power_contract_usd_per_year(cap[key], usd) for key, usd in rate.items()
         },
     }
 

@@ -70,6 +70,9 @@ class Problem:
     held: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     groups: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     duals: Callable[[Any, Sequence[str]], dict[str, dict[Any, float]]] | None = None
+    offset: float = 0.0
+    """The NPV cost's constant (USD millions; the power contracts): not in ``cost``,
+    added to the cost result's objective and bound."""
 
 
 def pyomo_problem(
@@ -112,6 +115,7 @@ def pyomo_problem(
         held=np.array([j for j, _ in pairs], dtype=np.int64),
         groups=np.array([g for _, g in pairs], dtype=np.int64),
         duals=duals,
+        offset=float(pyo.value(generate_standard_repn(cost, compute_values=True).constant)),
     )
 
 

@@ -62,7 +62,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -138,6 +138,26 @@ def solve_lexicographic(
 
 
 def solve_problem(
+    problem: Problem,
+    options: SolverOptions,
+    duals: Sequence[str] = (),
+    service_gap: float = 0.0,
+) -> Lexicographic | None:
+    """:func:`_solve_steps` on ``problem``, its cost's constant (``problem.offset``, the
+    power contracts) added to the cost result's objective and bound and to c* (the
+    steps compare costs without it: a constant moves no plan and no gap's numerator)."""
+    found = _solve_steps(problem, options, duals, service_gap)
+    if found is None or not problem.offset:
+        return found
+
+    def shift(value: float | None) -> float | None:
+        return None if value is None else value + problem.offset
+
+    cost = replace(found.cost, objective=shift(found.cost.objective), bound=shift(found.cost.bound))
+    return replace(found, cost=cost, cost_lp=shift(found.cost_lp))
+
+
+def _solve_steps(
     problem: Problem,
     options: SolverOptions,
     duals: Sequence[str] = (),
