@@ -75,6 +75,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "tests/scenarios/priced_growth.yaml",  # an IRR with capex paid mid-year
         "tests/scenarios/datacenter_build.yaml",  # Datacenter sheet: builds, their residual
         "tests/scenarios/lease_or_build.yaml",  # power caps raised by built and leased MW
+        "tests/scenarios/contracted_power.yaml",  # power_contract: cap × rate on Assumptions
     ],
 )
 def recalc(request, profile: Path, tmp_path_factory: pytest.TempPathFactory):
@@ -375,3 +376,24 @@ def test_edits_are_undone_after_each_test(baseline) -> None:
     edited = ("wacc", ("electricity", "texas", 2026), ("price", "gb200-nvl72", 2026))
     for address in (built.refs[key] for key in edited):
         assert _cell(built.workbook, address).value == _cell(fresh, address).value, address
+
+
+def test_the_contract_rate_and_cap_cells_drive_the_power_contract_row(
+    profile: Path, tmp_path: Path
+) -> None:
+    """contracted_power.yaml: 0.2 MW × 1,000 × $500 = $100,000 a year; at $800 and
+    0.3 MW the row reads 0.3 × 1,000 × 800 = $240,000 and the NPV moves by the change
+    in its present value, (240,000 − 100,000) × (1 + 1/1.1)."""
+    result, built = _solve("tests/scenarios/contracted_power.yaml")
+    workbook = built.workbook
+    _cell(workbook, built.refs[("contract", "dc", 2026)]).value = 800.0
+    _cell(workbook, built.refs[("power_cap", "dc", 2026)]).value = 0.3
+    values = _recalculate(built, tmp_path, profile)
+    ws = values["Costs"]
+    label = "Contracted power (take-or-pay on the whole cap)"
+    row = next(r for r in range(1, ws.max_row) if ws.cell(row=r, column=1).value == label)
+    assert [ws.cell(row=row, column=c).value for c in (2, 3)] == pytest.approx([240_000.0] * 2)
+    npv = _cell(values, built.refs["npv_tco"]).value
+    moved = 140_000.0 * (1 + 1 / 1.1)
+    assert npv == pytest.approx(result.headline["npv_cost_usd"] + moved, rel=REL)
+    assert error_cells(values) == []

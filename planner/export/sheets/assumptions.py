@@ -20,7 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog.schema import HardwareSpec
-from planner.economics.rates import price_decline_per_year, price_decline_start, unit_price_usd
+from planner.economics.rates import (
+    contract_rate_series,
+    price_decline_per_year,
+    price_decline_start,
+    unit_price_usd,
+)
 from planner.export import cells
 from planner.export.sheets.assumption_rows import ALL, Entry, Period, Rows, doc, number_format, unit
 from planner.export.sheets.book import PERIOD, Book, table
@@ -212,6 +217,21 @@ def _sites(rows: Rows, scenario: Scenario) -> None:
                 )
             else:
                 rows.series("sites", Site, field, s, value, doc(Site, field), key=key)
+        if site.contracted:
+            _contract(rows, scenario, site)
+
+
+def _contract(rows: Rows, scenario: Scenario, site: Site) -> None:
+    """A contracted site's ``power_cost`` and its rate by period (Book.refs key
+    ``("contract", site, period)``, which the Costs sheet's ``power_contract`` row reads
+    with the cap); a rate not given is shown as the facility rate ÷ PUE it defaults to."""
+    s = site.name
+    rows.add(Entry("sites", "power_cost", s, ALL, site.power_cost, "", doc(Site, "power_cost")))
+    note = doc(Site, "contract_usd_per_kw_year")
+    if site.contract_usd_per_kw_year is None:
+        note = f"Not given: the site's facility rate ÷ its PUE. {note}"
+    rate = contract_rate_series(scenario, site)
+    rows.series("sites", Site, "contract_usd_per_kw_year", s, rate, note, key="contract")
 
 
 def _budget(rows: Rows, scenario: Scenario) -> None:

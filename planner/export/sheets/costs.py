@@ -37,8 +37,9 @@ from planner.export.sheets.datacenter import TABLE as DATACENTER
 from planner.export.sheets.datacenter import datacenter_capex_formula
 from planner.export.sheets.sales import has_sales
 from planner.results import COST_CATEGORIES, Plan
-from planner.results.costs import RESALE
+from planner.results.costs import POWER_CONTRACT, RESALE
 from planner.results.procurement import PROCUREMENT_CATEGORIES
+from planner.units import KW_PER_MW
 
 TITLE = "Costs"
 LABELS = {
@@ -55,6 +56,7 @@ LABELS = {
     "datacenter_capex": "Datacenter build capex (Datacenter sheet)",
     "datacenter_om": "Datacenter O&M of built capacity (the plan's amounts)",
     "datacenter_lease": "Datacenter leases (the plan's amounts)",
+    "power_contract": "Contracted power (take-or-pay on the whole cap)",
 }
 PENALTIES = ("penalty_unmet_inference", "penalty_unmet_training")
 # Detail table and column summed into each category (residual is handled apart).
@@ -85,8 +87,27 @@ def sheet_categories(plan: Plan) -> tuple[str, ...]:
     costs = plan.tables["costs"]
     present = set(costs.loc[costs["usd"] != 0, "category"])
     extra = tuple(c for c in PROCUREMENT_CATEGORIES if c in present)
+    if contracted_sites(plan):
+        extra = (*extra, POWER_CONTRACT)
     credits = (RESALE,) if has_sales(plan) else ()
     return (*COST_CATEGORIES[:after], *credits, *extra, *COST_CATEGORIES[after:])
+
+
+def contracted_sites(plan: Plan) -> tuple[str, ...]:
+    """The sites whose power is contracted (``power_cost: contracted``), in order."""
+    given = plan.parameters.get("power_contract") or []
+    return tuple(dict.fromkeys(str(site) for site, _, _ in given))
+
+
+def power_contract_formula(book: Book, plan: Plan, period: object, length: str) -> str:
+    """The period's take-or-pay power: Σ over contracted sites of the cap (Assumptions,
+    facility MW) · 1000 kW/MW · the contract rate (Assumptions) · ``length`` (a cell)."""
+    parts = [
+        f"{book.ref(('power_cap', s, period))}*{KW_PER_MW:g}*{book.ref(('contract', s, period))}"
+        f"*{length}"
+        for s in contracted_sites(plan)
+    ]
+    return "=" + "+".join(parts)
 
 
 def pv_row(categories: tuple[str, ...]) -> int:
@@ -295,6 +316,10 @@ def _cash_block(
             if category == "datacenter_capex" and DATACENTER in book.tables:
                 paid = datacenter_capex_formula(book, f"{letters[j]}$1", t)
                 book.formula(ws, row, col, "=" + paid[1:], usd, cells.USD_SCALED)
+                continue
+            if category == POWER_CONTRACT:  # cap × rate on Assumptions × the length
+                formula = power_contract_formula(book, plan, t, f"{letters[j]}${LENGTH_ROW}")
+                book.formula(ws, row, col, formula, usd, cells.USD_SCALED)
                 continue
             if category in PROCUREMENT_CATEGORIES:  # no detail sheet to sum: the plan's
                 book.value(ws, row, col, usd, cells.USD_SCALED)
