@@ -25,6 +25,9 @@ settings.load_profile("planner")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "scenarios"
+OWN_MODULE = ("frontier_lab",)
+"""Shipped scenarios whose solve (about ten seconds) has a test module of its own
+(tests/test_frontier_lab.py) rather than a place in the every-scenario sweeps."""
 
 
 class CliResult(NamedTuple):

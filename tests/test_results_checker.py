@@ -21,11 +21,12 @@ from planner.results.shortfall import (
     shortfall_line,
 )
 from planner.scenario import load_scenario
+from tests.conftest import OWN_MODULE
 
 ROOT = Path(__file__).resolve().parents[1]
-SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
-    (ROOT / "tests" / "scenarios").glob("*.yaml")
-)
+SCENARIOS = [
+    p for p in sorted((ROOT / "scenarios").glob("*.yaml")) if p.stem not in OWN_MODULE
+] + sorted((ROOT / "tests" / "scenarios").glob("*.yaml"))
 
 
 @pytest.fixture(scope="module")

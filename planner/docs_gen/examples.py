@@ -28,6 +28,7 @@ from planner.economics.rates import price_decline_start
 from planner.optimize.stages import MAX_PROFIT, MIN_COST, recipe_table
 from planner.perf.efficiency import calibration_table
 from planner.perf.fidelity import fidelity, shipped_benchmark_files
+from planner.results import Plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -387,3 +388,48 @@ def catalog_availability() -> str:
             f"| {spec.availability_source or ''} |"
         )
     return "\n".join(lines)
+
+
+FRONTIER = "scenarios/frontier_lab.yaml"
+
+
+@cache
+def frontier_lab_plan() -> Plan:
+    """The plan of the shipped frontier_lab scenario (one solve, shared by its region and
+    by tests/test_frontier_lab.py)."""
+    import planner
+
+    return planner.plan(REPO / FRONTIER)
+
+
+def _it_mw_by_year(solved: Plan) -> dict[int, float]:
+    """MW of IT in use by year: each site's facility MW used over its PUE."""
+    import planner
+
+    scenario = planner.load(REPO / FRONTIER)
+    pue = {site.name: site.pue or scenario.finance.pue for site in scenario.sites}
+    power = solved.tables["power"]
+    it = power["used_mw"] / power["site"].map(pue)
+    return {int(y): float(mw) for y, mw in it.groupby(power["year"]).sum().items()}
+
+
+def frontier_lab_capex() -> str:
+    """frontier_lab's capex per GW of IT in use: the capex of the whole horizon over the
+    peak IT power its fleet draws at nameplate."""
+    solved = frontier_lab_plan()
+    head = solved.headline
+    hardware, held = head["capex_usd"], head["capex_usd_prices_held"]
+    blocks = head.get("datacenter_capex_usd", 0.0)
+    it = _it_mw_by_year(solved)
+    peak_year = max(it, key=lambda y: it[y])
+    gw = it[peak_year] / 1000
+    years = f"{min(it)}-{max(it)}"
+    return (
+        f"`planner run {FRONTIER}` ({head['status']}, gap {head['mip_gap']:.2%}): capex over "
+        f"{years} of {scaled(hardware + blocks, '$')}, of which {scaled(hardware, '$')} "
+        f"hardware on the plan's price path and {scaled(blocks, '$')} datacenter blocks at "
+        f"the second site; peak IT in use {gw:.2f} GW ({peak_year}, facility MW over PUE). "
+        f"**{scaled((hardware + blocks) / gw, '$')} per GW of IT**, "
+        f"{scaled(hardware / gw, '$')} of it hardware; with every price held at its list "
+        f"price the hardware alone would be {scaled(held / gw, '$')} per GW."
+    )

@@ -39,6 +39,7 @@ REGIONS: dict[str, Callable[[], str]] = {
     "myopic-example": examples.myopic_example,
     "llama-duration": examples.llama_duration,
     "deepseek-v4": examples.deepseek_v4_point,
+    "frontier-lab-capex": examples.frontier_lab_capex,
 }
 """Regions of hand-written pages, by name."""
 
@@ -54,6 +55,11 @@ QUICK = (
     "catalog-availability",
 )
 """Regions made without solving a model (about a second between them)."""
+
+OWN_TEST = ("frontier-lab-capex",)
+"""Regions from a solve long enough to get a test module of its own: frontier_lab's
+(about ten seconds) is checked by tests/test_frontier_lab.py, which checks its plan
+with the same solve; ``python -m planner.docs_gen --check`` checks it with the rest."""
 
 REGION = re.compile(
     r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)"
