@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import statistics
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -432,4 +433,83 @@ def frontier_lab_capex() -> str:
         f"**{scaled((hardware + blocks) / gw, '$')} per GW of IT**, "
         f"{scaled(hardware / gw, '$')} of it hardware; with every price held at its list "
         f"price the hardware alone would be {scaled(held / gw, '$')} per GW."
+    )
+
+
+TRTLLM_FILE = "trtllm-perf-overview.csv"
+
+
+def _k(tokens: str) -> str:
+    return f"{round(int(tokens) / 1024)}k"
+
+
+def trtllm_rows() -> str:
+    """How far the model is from the TensorRT-LLM perf-overview rows, by default and with
+    ``kv_overlap: 0`` added to the shipped calibration."""
+    from planner.perf.benchmarks import read_benchmarks
+    from planner.perf.calibration import predict
+    from planner.perf.efficiency import calibration_table
+
+    path = next(p for p in shipped_benchmark_files() if p.name == TRTLLM_FILE)
+    rows = read_benchmarks(path).rows
+    shipped = calibration_table(None)
+    ratios = {}
+    for name, table in (
+        ("default", shipped),
+        ("apart", shipped.with_entry(None, "", {"kv_overlap": 0.0})),
+    ):
+        found = [(row, predict(row, table).tokens_per_s_per_accelerator) for row in rows]
+        ratios[name] = [
+            (row, p / row.measured_tokens_per_s_per_accelerator)
+            for row, p in found
+            if p is not None
+        ]
+    default = ratios["default"]
+    by_shape: dict[str, list[float]] = {}
+    for row, ratio in default:
+        shape = f"{_k(row.cells['input_tokens'])}/{_k(row.cells['output_tokens'])}"
+        by_shape.setdefault(shape, []).append(ratio)
+    shapes = sorted(by_shape, key=lambda s: -statistics.median(by_shape[s]))
+    oss = max(
+        r for row, r in default if "gpt-oss" in row.model.id and row.hardware.family == "hopper"
+    )
+
+    def median_error(name: str, moe: bool) -> str:
+        errors = [abs(r - 1) for row, r in ratios[name] if row.model.is_moe == moe]
+        return f"{statistics.median(errors):.0%}"
+
+    return (
+        f"On the {len(default)} TensorRT-LLM perf-overview rows (`{TRTLLM_FILE}`) the model "
+        "is too fast, most at short prompts with long outputs (median predicted over "
+        "measured by prompt/output length: "
+        + ", ".join(f"{s} {statistics.median(by_shape[s]):.1f}x" for s in shapes)
+        + f") and for gpt-oss on Hopper (up to {oss:.1f}x: its MXFP4 weights run there "
+        "without fp4 or fp8 tensor cores, which the row's `fp8` label hides). With "
+        "`kv_overlap: 0` the dense median absolute error on these rows goes from "
+        f"{median_error('default', False)} to {median_error('apart', False)} and the MoE "
+        f"median from {median_error('default', True)} to {median_error('apart', True)}."
+    )
+
+
+LLAMA3_GPUS = 16_384
+"""Llama 3's pre-training cluster (Llama 3 paper: 419 unexpected interruptions in 54 days
+on 16,384 H100, the basis of the H100 catalog MTBF)."""
+
+
+def llama3_goodput() -> str:
+    """Goodput of a 16,384-H100 cluster at the catalog MTBF and the default δ and R."""
+    from planner.perf.training import goodput
+    from planner.scenario.schema import TrainingRun
+
+    mtbf = hardware_catalog()["h100-hgx"].mtbf_hours_per_accelerator
+    fields = TrainingRun.model_fields
+    stall = fields["checkpoint_stall_s"].default
+    restart = fields["restart_s"].default
+    assert mtbf is not None
+    value = goodput(LLAMA3_GPUS, mtbf, stall, restart)
+    return (
+        f"Llama 3's cluster ({LLAMA3_GPUS:,} H100, 419 unexpected interruptions in 54 days, "
+        f"so `M_a` ≈ {mtbf:,.0f} h in the catalog) with the default δ = {stall:g} s and "
+        f"R = {restart:g} s ({restart / 60:.1f} min) gets goodput {value:.3f}, against the "
+        'reported "> 90%".'
     )

@@ -40,6 +40,8 @@ REGIONS: dict[str, Callable[[], str]] = {
     "llama-duration": examples.llama_duration,
     "deepseek-v4": examples.deepseek_v4_point,
     "frontier-lab-capex": examples.frontier_lab_capex,
+    "trtllm-rows": examples.trtllm_rows,
+    "llama3-goodput": examples.llama3_goodput,
 }
 """Regions of hand-written pages, by name."""
 
@@ -53,6 +55,8 @@ QUICK = (
     "software-rows",
     "deepseek-v4",
     "catalog-availability",
+    "trtllm-rows",
+    "llama3-goodput",
 )
 """Regions made without solving a model (about a second between them)."""
 
