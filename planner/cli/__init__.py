@@ -94,7 +94,7 @@ COMMANDS: dict[str, Entry] = {
     "stochastic": Entry(
         "stochastic_cmds",
         "stochastic",
-        "Plan SCENARIO_FILE's first stage against every future of its uncertainty: tree.",
+        "Plan the first stage of SCENARIO_FILE against every future of its uncertainty: tree.",
     ),
     "vendors": Entry(
         "analysis_cmds", "vendors", "What each vendor alone costs, next to all vendors together."

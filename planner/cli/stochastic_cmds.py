@@ -8,9 +8,11 @@ import click
 from rich.markup import escape
 
 from planner.cli.common import emit_json, frame_records, print_frame, stderr, stdout_console
-from planner.cli.options import FiniteFloatRange, format_option, scenario_argument
+from planner.cli.options import FiniteFloatRange, format_option, out_option, scenario_argument
+from planner.cli.outputs import WORKBOOK, check_outputs, require_suffix, scenario_inputs
 from planner.errors import InputError, Problem, SolverError
 from planner.scenario import load_scenario
+from planner.scenario.schema import Scenario
 
 
 def _money(value: float | None) -> str:
@@ -29,8 +31,43 @@ def _money(value: float | None) -> str:
     is_flag=True,
     help="Skip the wait-and-see and mean-value solves (no EVPI or VSS): 2K + 1 fewer solves.",
 )
+@click.option(
+    "--dist",
+    "dists",
+    multiple=True,
+    metavar="PATH=SPEC",
+    help="Sample the futures instead: a distribution as planner montecarlo takes it, "
+    "e.g. inference[chat].tokens_per_day.2030=uniform:5e12:2e13 (repeatable).",
+)
+@click.option("--samples", type=click.IntRange(1, 5000), help="Draws of the --dist distributions.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the draws.")
+@click.option(
+    "--futures",
+    "keep",
+    type=click.IntRange(1, 64),
+    default=8,
+    show_default=True,
+    help="Representatives kept from the draws (fast forward selection).",
+)
+@click.option(
+    "--first-stage-through",
+    type=click.IntRange(1990, 2100),
+    help="Last year of the first stage for sampled futures (default: the file's).",
+)
+@out_option("Workbook to write: figures, futures with a chart of cost by future, first stage.")
 @format_option
-def stochastic(scenario_file: Path, time_limit: float | None, no_values: bool, fmt: str) -> None:
+def stochastic(
+    scenario_file: Path,
+    time_limit: float | None,
+    no_values: bool,
+    dists: tuple[str, ...],
+    samples: int | None,
+    seed: int,
+    keep: int,
+    first_stage_through: int | None,
+    out: Path | None,
+    fmt: str,
+) -> None:
     """Plan the first stage of SCENARIO_FILE against every future of its uncertainty: tree.
 
     The orders, kept units, commitments, datacenter builds and sales of the years up to
@@ -46,12 +83,21 @@ def stochastic(scenario_file: Path, time_limit: float | None, no_values: bool, f
     Example:
       planner stochastic scenarios/stochastic_orders.yaml
       planner stochastic scenarios/stochastic_orders.yaml --no-values --format json
+      planner stochastic scenarios/stochastic_orders.yaml --out exports/two_stage.xlsx
     """
     from planner.stochastic.check import check_tree
     from planner.stochastic.solve import solve_tree
     from planner.stochastic.values import figures, first_stage_table, futures_table
 
+    if out is not None:
+        require_suffix(out, WORKBOOK, "--out")
     scenario = load_scenario(scenario_file)
+    if out is not None:
+        check_outputs(scenario_inputs(scenario_file, scenario.calibration), out)
+    if dists or samples is not None:
+        scenario = _sampled(
+            scenario, str(scenario_file), dists, samples, seed, keep, first_stage_through
+        )
     if scenario.uncertainty is None:
         raise InputError(
             str(scenario_file),
@@ -81,10 +127,56 @@ def stochastic(scenario_file: Path, time_limit: float | None, no_values: bool, f
         _print_headline(head)
         print_frame(futures, "table", title="Futures (NPV cost, USD)")
         print_frame(first, "table", title="First stage (shared by every future)")
+    if out is not None:
+        from planner.export.stochastic import write_stochastic_workbook
+
+        written = write_stochastic_workbook(head, futures, first, out)
+        stderr.print(f"wrote {written}", markup=False)
     if problems:
         for problem in problems[:20]:
             stderr.print(escape(problem), soft_wrap=True)
         raise SolverError(f"the two-stage plan failed its check ({len(problems)} problem(s))")
+
+
+def _sampled(
+    scenario: Scenario,
+    file: str,
+    dists: tuple[str, ...],
+    samples: int | None,
+    seed: int,
+    keep: int,
+    first_stage_through: int | None,
+) -> Scenario:
+    """``scenario`` with its futures drawn from ``dists`` and reduced to ``keep``."""
+    from planner.analysis.params import parse_dist, prepare
+    from planner.scenario.futures import check_uncertainty
+    from planner.scenario.uncertainty import Uncertainty
+    from planner.stochastic.sampled import sampled_futures
+
+    if not dists or samples is None:
+        raise click.UsageError("sampled futures need both --dist and --samples")
+    parameters = [parse_dist(text) for text in dists]
+    prepare(scenario, parameters)  # every path names a number of the scenario
+    tree = scenario.uncertainty
+    through = first_stage_through or (tree.first_stage_through if tree else None)
+    if through is None:
+        raise InputError(
+            file,
+            Problem(
+                path="uncertainty.first_stage_through",
+                message="sampled futures need the first stage's last year",
+                hint="give --first-stage-through YEAR, or an uncertainty: section",
+            ),
+        )
+    futures = sampled_futures(parameters, samples, seed, keep)
+    risk = tree.risk if tree else Uncertainty.model_fields["risk"].default
+    sampled = scenario.model_copy(
+        update={"uncertainty": Uncertainty(first_stage_through=through, futures=futures, risk=risk)}
+    )
+    problems = check_uncertainty(sampled)
+    if problems:
+        raise InputError(file, problems)
+    return sampled
 
 
 def _print_headline(h: dict[str, object]) -> None:

@@ -44,6 +44,11 @@ def template(out: Path, source: Path | None) -> None:
     write_template(out, scenario)
     what = f"from {source}" if source is not None else "with defaults"
     echo_err(f"wrote {out} ({what})")
+    if scenario is not None and scenario.uncertainty is not None:
+        echo_err(
+            "note: the uncertainty: tree is not carried to the workbook (it holds the base "
+            "scenario); plan the tree from the YAML with planner stochastic"
+        )
 
 
 def register(cli: click.Group) -> None:

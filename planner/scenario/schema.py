@@ -66,11 +66,19 @@ leave it out); beyond it the chunked-prefill budget is not finite."""
 TrainingTokens = Annotated[float, Field(gt=0, le=1e18)]
 """Training tokens: at most 1e18 (about 60,000 times Llama 3's 15.6T); beyond it the
 step count of the training perf model is no longer a finite integer."""
+Priority = Annotated[float, Field(ge=1e-6, le=1e6)]
+"""A service weight from 1e-6 to 1e6: twelve orders of magnitude between the least and
+the most important work, within what the solver's tolerances tell apart (a weight of
+1e-300 beside another extreme made HiGHS refuse the model)."""
+DurationDays = Annotated[float, Field(ge=0.01, le=36_500)]
+"""A run's wall-clock days: from a quarter of an hour to a century."""
 SequenceTokens = Annotated[float, Field(gt=0, le=1e8)]
 """Tokens of one training sequence: at most 1e8 (a hundred times the longest context
 trained today)."""
-TrainingFlops = Annotated[float, Field(gt=0, le=1e32)]
-"""Training FLOPs: at most 1e32 (about ten million times the largest run of 2025);
+TrainingFlops = Annotated[float, Field(ge=1e15, le=1e32)]
+"""Training FLOPs: at least 1e15 (a second of one accelerator: below it the run's rows
+hold coefficients under the solver's tolerances, and HiGHS refused such a model) and
+at most 1e32 (about ten million times the largest run of 2025);
 beyond it the optimiser's training rows hold numbers no solver accepts."""
 Multiplier = Annotated[float, Field(gt=0, le=100)]
 """A multiplier on modelled throughput: above 0 and at most 100 (a hundred times the
@@ -518,7 +526,7 @@ class TrainingRun(_Section):
         PositiveFloat, meta(perf=True, unit="tokens/s per user")
     ] = 20.0
     """Interactivity the rollouts need, tokens/s per sequence."""
-    priority: Annotated[PositiveFloat, meta(perf=False, unit="weight")] = 1.0
+    priority: Annotated[Priority, meta(perf=False, unit="weight")] = 1.0
     """Weight of this run's undone share in the service stage of ``objective: min_cost``
     (its rollouts carry the same weight): with too little capacity for everything, work
     of a higher priority is served first."""
@@ -529,7 +537,7 @@ class TrainingRun(_Section):
     must_finish: Annotated[bool, meta(perf=False)] = False
     """Under ``objective: max_profit``, do as much of the run as the limits allow whatever
     it costs (as ``min_cost`` does), even when ``value_usd`` is given."""
-    duration_days: Annotated[PositiveFloat | None, meta(perf=True, unit="days")] = None
+    duration_days: Annotated[DurationDays | None, meta(perf=True, unit="days")] = None
     """Wall-clock days the run may take: the optimiser then picks its start and a fixed
     cluster from a menu of sizes that finish within it (absent: the run spreads over
     its window, any units in any period)."""
@@ -617,7 +625,7 @@ class InferenceWorkload(_Section):
     (0: off; DeepSeek-V3's MTP module drafts 1)."""
     draft_acceptance_rate: Annotated[Fraction, meta(perf=True, unit="share of drafts")] = 0.0
     """Probability a drafted token is accepted (DeepSeek-V3 reports 85-90% for its MTP)."""
-    priority: Annotated[PositiveFloat, meta(perf=False, unit="weight")] = 1.0
+    priority: Annotated[Priority, meta(perf=False, unit="weight")] = 1.0
     """Weight of this workload's unserved share of tokens in the service stage of
     ``objective: min_cost``: with too little capacity for everything, demand of a higher
     priority is served first."""

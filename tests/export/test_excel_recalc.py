@@ -27,6 +27,7 @@ from planner.optimize import build_data
 from planner.pipeline import plan
 from planner.results import Plan
 from planner.results.costs import usd_per_mtok_table
+from planner.results.rented import rented_usd_per_unit_year
 from planner.scenario import load_scenario
 from planner.scenario.resolve import hardware_specs
 
@@ -211,10 +212,27 @@ def test_changing_the_electricity_price_moves_energy_and_npv(
             ~texas, 2 * fleet["energy_usd_per_unit_year"]
         )
     )
-    want = usd_per_mtok_table(data, _split(result, data), doubled, result.tables["served"])
+    want = usd_per_mtok_table(
+        data, _split(result, data), doubled, result.tables["served"], _rented_rates(result)
+    )
     got = _sheet_usd_per_mtok(values)
     for row in want.itertuples(index=False):
         assert got[(str(row.period), row.workload)] == pytest.approx(row.usd_per_mtok, rel=REL)
+
+
+def _rented_rates(result: Plan) -> dict[tuple[str, str], float]:
+    """What the plan pays per assigned unit-year of each rented pool, as the planner's
+    own $/Mtok table charges it (rented units as paid)."""
+    t = result.tables
+    periods = t["periods"]
+    lengths = dict(zip(periods["period"].astype(str), periods["length_years"], strict=True))
+    return rented_usd_per_unit_year(
+        t["rentals"],
+        t.get("commitments"),
+        t["assignment_training"],
+        t["assignment_inference"],
+        {k: float(v) for k, v in lengths.items()},
+    )
 
 
 def _split(result: Plan, data: Any) -> dict[tuple, float]:
@@ -253,7 +271,11 @@ def test_changing_the_wacc_moves_usd_per_mtok_to_the_planners(
     )
     data = build_data(moved, result.inference_throughput, result.training_throughput)
     want = usd_per_mtok_table(
-        data, _split(result, data), result.tables["fleet"], result.tables["served"]
+        data,
+        _split(result, data),
+        result.tables["fleet"],
+        result.tables["served"],
+        _rented_rates(result),
     )
     got = _sheet_usd_per_mtok(values)
     assert len(got) == len(want) > 0

@@ -62,6 +62,9 @@ EXPECTED_SIZES = {
     # The base scenario of the tree (its futures edit demand and availability only):
     # the baseline's workloads and runs, half-yearly, with vr200-nvl144 from 2026H2.
     "stochastic_orders": {"variables": 506, "integer_variables": 113, "constraints": 511},
+    # Two sites (the second a greenfield build), eight hardware types, three workloads
+    # and a 90-day pretrain over 2026-2032.
+    "frontier_lab": {"variables": 499, "integer_variables": 180, "constraints": 428},
 }
 
 

@@ -132,3 +132,29 @@ def test_one_future_is_the_deterministic_plan(tmp_path: Path) -> None:
         alone.headline["npv_cost_usd"], rel=1e-6
     )
     assert _bought(result.futures[0].plan) == _bought(alone)
+
+
+def test_the_workbook_states_the_figures_and_charts_cost_by_future(tmp_path: Path, run_cli) -> None:
+    import json
+
+    from openpyxl import load_workbook
+
+    scenario_file = tmp_path / "newsvendor.yaml"
+    _scenario(tmp_path, 3.0)  # writes it
+    out = tmp_path / "two_stage.xlsx"
+    result = run_cli("stochastic", scenario_file, "--out", out, "--format", "json")
+    assert result.code == 0, result.err
+    head = json.loads(result.out)["headline"]
+    book = load_workbook(out)
+    assert book.sheetnames == ["Two-stage plan", "Futures", "First stage"]
+    figures_sheet = {
+        row[0].value: row[1].value for row in book["Two-stage plan"].iter_rows(min_row=5)
+    }
+    assert (
+        figures_sheet["EVPI"] == pytest.approx(head["evpi_usd"]) == pytest.approx(3 * P, rel=1e-5)
+    )
+    assert figures_sheet["VSS"] == pytest.approx(head["vss_usd"])
+    (chart,) = book["Futures"]._charts
+    assert len(chart.series) == 3  # here and now, wait and see, mean-value first stage
+    first = [[c.value for c in row] for row in book["First stage"].iter_rows(min_row=2)]
+    assert ["buy", "h100-hgx, dc, 2026", 9] in first
