@@ -3,10 +3,15 @@ what it is worth.
 
 1. **Here and now** (RP): the deterministic equivalent (:mod:`.equivalent`) in one HiGHS
    instance — the most expected service, then the least expected (risk-weighted) cost
-   — gives the first-stage decisions. Each future's plan is then that future solved
-   with the first stage fixed (:class:`planner.optimize.foresight.Fixed`): its recourse
-   is optimal for it given the first stage (with CVaR it can only cost less than the
-   equivalent's recourse), and it is a full Plan the checker verifies.
+   — gives the first-stage decisions (``method="equivalent"``); or progressive hedging
+   (:mod:`.hedging`, ``method="hedging"``), one future at a time on the local process
+   pool or Dask, with a lower bound and a gap (its cost stage: each future's service
+   held at its own best). ``"auto"``: hedging when the equivalent would have more than
+   :data:`AUTO_COLUMNS` columns and no CVaR weight, else the equivalent. Each future's
+   plan is then that future solved with the first stage fixed
+   (:class:`planner.optimize.foresight.Fixed`): its recourse is optimal for it given the
+   first stage (with CVaR it can only cost less than the equivalent's recourse), and it
+   is a full Plan the checker verifies.
 2. **Wait and see** (WS): each future solved alone, knowing it. EVPI = RP − WS on
    expected NPV cost (≥ 0 up to the solves' gaps when both serve alike).
 3. **Mean value** (EV): the mean-value future (:mod:`.mean_value`) solved alone; its
@@ -23,7 +28,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.errors import SolverError
+from planner.analysis.executors import ExecutorChoice
+from planner.errors import InputError, Problem, SolverError
 from planner.optimize import build_data
 from planner.optimize.extract import Solution
 from planner.optimize.foresight import DECISIONS, Fixed
@@ -36,11 +42,16 @@ from planner.results import Plan
 from planner.scenario.futures import future_document, future_scenarios
 from planner.scenario.schema import Scenario
 from planner.stochastic.equivalent import equivalent
+from planner.stochastic.hedging import ITERATIONS, hedge
 from planner.stochastic.mean_value import mean_future
 
 log = logging.getLogger("planner.stochastic")
 
 Decided = dict[str, dict[Any, float]]
+
+METHODS = ("equivalent", "hedging", "auto")
+AUTO_COLUMNS = 2_000_000
+"""``method="auto"`` decomposes a tree whose equivalent would have more columns."""
 
 
 @dataclass
@@ -62,6 +73,8 @@ class Stochastic:
     futures: list[FuturePlan]
     equivalent: dict[str, Any] = field(default_factory=dict)
     """The equivalent's size and solve: columns, rows, status, gaps, seconds."""
+    hedging: dict[str, Any] = field(default_factory=dict)
+    """Progressive hedging's figures (:mod:`.hedging`): iterations, bound, gap, …"""
     mean_value_first_stage: Decided | None = None
 
 
@@ -81,9 +94,13 @@ def solve_tree(
     *,
     time_limit_s: float | None = None,
     values: bool = True,
+    method: str = "equivalent",
+    executor: ExecutorChoice | None = None,
+    iterations: int = ITERATIONS,
 ) -> Stochastic:
     """The two-stage plan of ``scenario`` (module docstring); ``values=False`` skips the
-    wait-and-see and mean-value solves (EVPI and VSS)."""
+    wait-and-see and mean-value solves (EVPI and VSS). ``executor`` runs hedging's
+    subproblems (default: the local process pool)."""
     tree = scenario.uncertainty
     if tree is None:
         raise SolverError(f"{scenario.name!r} has no uncertainty: section; use planner run")
@@ -96,35 +113,67 @@ def solve_tree(
         tables[future.name] = throughput(sub)
         data = build_data(sub, *tables[future.name])
         built.append((future.name, future.probability, data, build_rows(data)))
-    eq = equivalent(built, through, tree.risk)
+    if method == "auto":
+        columns = sum(rows.column_count for *_, rows in built)
+        method = "hedging" if columns > AUTO_COLUMNS and tree.risk.weight == 0 else "equivalent"
     options = solver_options(scenario, time_limit_s=time_limit_s, strategy="lp-first")
-    found = solve_problem(eq.problem, options, service_gap=SERVICE_GAP)
-    if found is None or found.values is None:
-        raise SolverError(f"the two-stage plan of {scenario.name!r} found no plan")
-    first = _decided(found.values, eq.shared)
+    summary: dict[str, Any] = {}
+    hedged: dict[str, Any] = {}
+    if method == "hedging":
+        if tree.risk.weight > 0:
+            raise InputError(
+                scenario.name,
+                Problem(
+                    path="uncertainty.risk.weight",
+                    message="progressive hedging plans the expected cost; CVaR couples "
+                    "the futures' costs",
+                    hint="use --method equivalent, or risk.weight: 0",
+                ),
+            )
+        found = hedge(built, through, options, executor or ExecutorChoice(), iterations)
+        first = _by_family(found.first)
+        hedged = found.figures
+    else:
+        first, summary = _equivalent(scenario, built, through, options, started)
     fixed = Fixed(first, through)
     out = []
     for future, sub in futures:
         own = plan(sub, extend=fixed, duals=False, tables=tables[future.name])
         out.append(FuturePlan(future.name, future.probability, sub, own))
-    result = Stochastic(
-        scenario,
-        first,
-        out,
-        {
-            "columns": len(eq.problem.arrays.col_lower),
-            "rows": len(eq.problem.arrays.row_lower),
-            "first_stage_decisions": len(eq.shared),
-            "held_at_zero": len(eq.zeroed),
-            "status": found.cost.status.value,
-            "cost_gap": found.cost.gap,
-            "service_status": found.service.status.value,
-            "seconds": time.perf_counter() - started,
-        },
-    )
+    result = Stochastic(scenario, first, out, summary, hedging=hedged)
     if values:
         _values(result, tables, options)
     return result
+
+
+def _by_family(values: dict[tuple[str, Any], float]) -> Decided:
+    out: Decided = {family: {} for family in DECISIONS}
+    for (family, key), value in values.items():
+        out[family][key] = value
+    return out
+
+
+def _equivalent(
+    scenario: Scenario, built: list[Any], through: int, options: Any, started: float
+) -> tuple[Decided, dict[str, Any]]:
+    """The first stage by the deterministic equivalent, and its size and solve."""
+    tree = scenario.uncertainty
+    assert tree is not None
+    eq = equivalent(built, through, tree.risk)
+    found = solve_problem(eq.problem, options, service_gap=SERVICE_GAP)
+    if found is None or found.values is None:
+        raise SolverError(f"the two-stage plan of {scenario.name!r} found no plan")
+    return _decided(found.values, eq.shared), {
+        "method": "equivalent",
+        "columns": len(eq.problem.arrays.col_lower),
+        "rows": len(eq.problem.arrays.row_lower),
+        "first_stage_decisions": len(eq.shared),
+        "held_at_zero": len(eq.zeroed),
+        "status": found.cost.status.value,
+        "cost_gap": found.cost.gap,
+        "service_status": found.service.status.value,
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def _values(result: Stochastic, tables: dict[str, Any], options: Any) -> None:
