@@ -14,7 +14,7 @@ import click
 import pandas as pd
 from rich.markup import escape
 
-from planner.analysis.executors import ExecutorChoice, run_tasks
+from planner.analysis.executors import run_tasks
 from planner.analysis.figures import DEFAULT_MIP_GAP
 from planner.analysis.inert import inert_inputs, refuse_inert
 from planner.analysis.params import (
@@ -35,6 +35,7 @@ from planner.cli.options import (
     FiniteFloatRange,
     analysis_output_options,
     execution_options,
+    executor_choice,
     scenario_argument,
     software_option,
     solver_options,
@@ -70,14 +71,6 @@ def _check_inert(scenario: Any, parameters: Any, strict: bool, source: str | Non
         stderr.print(f"warning: {p.path} {p.message}{hint}", markup=False, soft_wrap=True)
 
 
-def _executor(workers: int | None, scheduler: str | None, dask_local: int | None) -> ExecutorChoice:
-    if scheduler and dask_local:
-        raise click.UsageError("use --scheduler or --dask-local, not both")
-    if workers is not None and (scheduler or dask_local):
-        raise click.UsageError("--workers sizes the local pool; Dask sizes its own workers")
-    return ExecutorChoice(workers=workers, scheduler=scheduler, dask_local=dask_local)
-
-
 def _settings(options: dict[str, Any], scenario: Any) -> SolveSettings:
     """The solver options of :func:`~planner.cli.options.solver_options`, for every run.
 
@@ -100,7 +93,7 @@ def _run(
 ) -> list[dict]:
     if options["resume"] and options["fresh"]:
         raise click.UsageError("use --resume or --fresh, not both")
-    executor = _executor(options["workers"], options["scheduler"], options["dask_local"])
+    executor = executor_choice(options["workers"], options["scheduler"], options["dask_local"])
     results = options["results"] or EXPORTS / f"{scenario_file.stem}-{kind}.jsonl"
     if suffix:
         results = results.with_name(f"{results.stem}-{suffix}{results.suffix}")

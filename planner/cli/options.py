@@ -235,7 +235,7 @@ def solver_options(
 
 # --- many runs ---------------------------------------------------------------------------
 
-execution_options = bundle(
+executor_options = bundle(
     click.option(
         "--workers",
         type=click.IntRange(0, 1024),
@@ -253,6 +253,24 @@ execution_options = bundle(
         metavar="N",
         help="Run on a Dask LocalCluster of N single-threaded worker processes.",
     ),
+)
+"""Where many solves run: the local process pool, a Dask cluster, or this process."""
+
+
+def executor_choice(workers: int | None, scheduler: str | None, dask_local: int | None) -> Any:
+    """The :class:`~planner.analysis.executors.ExecutorChoice` of
+    :data:`executor_options`; a usage error for a contradictory pair."""
+    from planner.analysis.executors import ExecutorChoice
+
+    if scheduler and dask_local:
+        raise click.UsageError("use --scheduler or --dask-local, not both")
+    if workers is not None and (scheduler or dask_local):
+        raise click.UsageError("--workers sizes the local pool; Dask sizes its own workers")
+    return ExecutorChoice(workers=workers, scheduler=scheduler, dask_local=dask_local)
+
+
+execution_options = bundle(
+    executor_options,
     click.option(
         "--results",
         type=FILE,

@@ -8,7 +8,14 @@ import click
 from rich.markup import escape
 
 from planner.cli.common import emit_json, frame_records, print_frame, stderr, stdout_console
-from planner.cli.options import FiniteFloatRange, format_option, out_option, scenario_argument
+from planner.cli.options import (
+    FiniteFloatRange,
+    executor_choice,
+    executor_options,
+    format_option,
+    out_option,
+    scenario_argument,
+)
 from planner.cli.outputs import WORKBOOK, check_outputs, require_suffix, scenario_inputs
 from planner.errors import InputError, Problem, SolverError
 from planner.scenario import load_scenario
@@ -55,6 +62,23 @@ def _money(value: float | None) -> str:
     help="Last year of the first stage for sampled futures (default: the file's).",
 )
 @out_option("Workbook to write: figures, futures with a chart of cost by future, first stage.")
+@click.option(
+    "--method",
+    type=click.Choice(["equivalent", "hedging", "auto"]),
+    default="equivalent",
+    show_default=True,
+    help="equivalent: every future in one HiGHS instance; hedging: progressive hedging, "
+    "one future at a time on the workers below, with a bound and a gap; auto: hedging "
+    "when the equivalent would be very large and risk.weight is 0.",
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(1, 100_000),
+    default=200,
+    show_default=True,
+    help="Progressive hedging's iterations at most.",
+)
+@executor_options
 @format_option
 def stochastic(
     scenario_file: Path,
@@ -66,6 +90,11 @@ def stochastic(
     keep: int,
     first_stage_through: int | None,
     out: Path | None,
+    method: str,
+    iterations: int,
+    workers: int | None,
+    scheduler: str | None,
+    dask_local: int | None,
     fmt: str,
 ) -> None:
     """Plan the first stage of SCENARIO_FILE against every future of its uncertainty: tree.
@@ -77,13 +106,17 @@ def stochastic(
     expected cost and service, CVaR, EVPI (what knowing the future is worth) and VSS
     (what planning for the mean would lose), each future's cost, and the first-stage
     decisions; the independent checker verifies every future's plan and that they share
-    the first stage. Exit 2 on bad input, 3 when no plan is found or the check fails.
+    the first stage. --method hedging decomposes the tree by future (progressive
+    hedging on the local process pool or Dask) and reports its iterations, a lower
+    bound on the expected cost and the gap. Exit 2 on bad input, 3 when no plan is
+    found or the check fails.
 
     \b
     Example:
       planner stochastic scenarios/stochastic_orders.yaml
       planner stochastic scenarios/stochastic_orders.yaml --no-values --format json
       planner stochastic scenarios/stochastic_orders.yaml --out exports/two_stage.xlsx
+      planner stochastic scenarios/stochastic_orders.yaml --method hedging --dask-local 4
     """
     from planner.stochastic.check import check_tree
     from planner.stochastic.solve import solve_tree
@@ -108,7 +141,15 @@ def stochastic(
                 "scenarios/stochastic_orders.yaml), or use planner run",
             ),
         )
-    result = solve_tree(scenario, time_limit_s=time_limit, values=not no_values)
+    executor = executor_choice(workers, scheduler, dask_local)
+    result = solve_tree(
+        scenario,
+        time_limit_s=time_limit,
+        values=not no_values,
+        method=method,
+        executor=executor,
+        iterations=iterations,
+    )
     problems = check_tree(result)
     head = figures(result)
     futures, first = futures_table(result), first_stage_table(result)
@@ -198,6 +239,21 @@ def _print_headline(h: dict[str, object]) -> None:
         f"share {h['expected_weighted_unserved_share']:.4g}; CVaR at {h['cvar_alpha']:g} "
         f"{money('cvar_npv_cost_usd')}; worst future {money('worst_npv_cost_usd')}"
     )
+    hedging = h.get("hedging")
+    if isinstance(hedging, dict) and hedging:
+        gap = hedging["gap"]
+        out.print(
+            escape(
+                f"progressive hedging on {hedging['executor']}: {hedging['iterations']} "
+                f"iterations ({'converged' if hedging['converged'] else 'not converged'}, "
+                f"residual {hedging['residual']:.2g}); first stage rounded "
+                f"{hedging['rounding']}; bound {_money(hedging['bound_usd'])} "
+                f"({hedging['bound_from']}), gap "
+                f"{'unknown' if gap is None else f'{gap:.3%}'} of the expected cost "
+                f"{_money(hedging['upper_bound_usd'])}"
+            ),
+            soft_wrap=True,
+        )
     if "evpi_usd" in h:
         out.print(
             f"EVPI {money('evpi_usd')} ± {money('evpi_resolution_usd')} of the solves' gaps "

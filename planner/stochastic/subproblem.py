@@ -35,6 +35,16 @@ from planner.optimize.solvers import highs as hs
 from planner.optimize.solvers.handoff import Arrays, pass_arrays
 from planner.optimize.solvers.instance import cap
 
+QP_ITERATIONS_PER_LINE = 20
+"""A proximal QP's active-set iterations at most, per column, before its second
+attempt (a solve that ends well takes about one per column)."""
+QP_RETRY_TOLERANCE = 1e-6
+"""The primal feasibility tolerance of a proximal QP's second attempt (default 1e-7)."""
+QP_RETRY_REGULARIZATION = 1e-5
+"""The Hessian regularisation of a proximal QP's second attempt (default 1e-7): a
+second attempt may land a little off the exact proximal point, which moves PH's path,
+not its bound (every bound and plan comes from the exact MILPs)."""
+
 
 @dataclass(frozen=True)
 class Piece:
@@ -136,7 +146,18 @@ def solve_step(step: Step) -> Answer:
             starts[:-1], columns, step.rho[order].astype(np.double),
         )  # fmt: skip
     highs.changeColsCost(len(cost), everything, cost)
+    if step.kind == "prox":
+        highs.setOptionValue("qp_iteration_limit", QP_ITERATIONS_PER_LINE * len(lower))
     highs.run()
+    if step.kind == "prox" and _name(highs) in ("kSolveError", "kIterationLimit"):
+        # HiGHS's active-set QP solver can stop "optimal" just outside the primal
+        # tolerance on a badly scaled model and call it an error, or cycle on a
+        # degenerate one: once more from scratch, looser and regularised.
+        highs.clearSolver()
+        highs.setOptionValue("primal_feasibility_tolerance", QP_RETRY_TOLERANCE)
+        highs.setOptionValue("qp_regularization_value", QP_RETRY_REGULARIZATION)
+        highs.setOptionValue("qp_iteration_limit", 2**31 - 1)
+        highs.run()
     seconds = time.perf_counter() - started
     status = _name(highs)
     bound = None

@@ -97,8 +97,11 @@ def figures(result: Stochastic) -> dict[str, Any]:
         "worst_npv_cost_usd": max(costs),
         "convention": "NPV cost of each future's plan (cash costs less residual, "
         "discounted; penalties excluded); expectations over the futures' probabilities",
+        "method": "hedging" if result.hedging else "equivalent",
         "equivalent": result.equivalent,
     }
+    if result.hedging:
+        out["hedging"] = result.hedging
     waited = _expected(result, "wait_and_see")
     if waited is not None:
         out["wait_and_see_npv_cost_usd"] = waited[0]
