@@ -104,6 +104,16 @@ def solve_tree(
     tree = scenario.uncertainty
     if tree is None:
         raise SolverError(f"{scenario.name!r} has no uncertainty: section; use planner run")
+    if method == "hedging" and tree.risk.weight > 0:
+        raise InputError(
+            scenario.name,
+            Problem(
+                path="uncertainty.risk.weight",
+                message="progressive hedging plans the expected cost; CVaR couples "
+                "the futures' costs",
+                hint="use --method equivalent, or risk.weight: 0",
+            ),
+        )
     through = tree.first_stage_through
     futures = future_scenarios(scenario)
     started = time.perf_counter()
@@ -120,16 +130,6 @@ def solve_tree(
     summary: dict[str, Any] = {}
     hedged: dict[str, Any] = {}
     if method == "hedging":
-        if tree.risk.weight > 0:
-            raise InputError(
-                scenario.name,
-                Problem(
-                    path="uncertainty.risk.weight",
-                    message="progressive hedging plans the expected cost; CVaR couples "
-                    "the futures' costs",
-                    hint="use --method equivalent, or risk.weight: 0",
-                ),
-            )
         found = hedge(built, through, options, executor or ExecutorChoice(), iterations)
         first = _by_family(found.first)
         hedged = found.figures
