@@ -248,7 +248,7 @@ def _recourse(
     from planner.errors import SolverError
 
     first = parts[0].first
-    whole = np.isin(first, rows.arrays("npv").integers) if len(first) else np.zeros(0, bool)
+    whole = np.asarray(rows.integer, dtype=bool)[first]
     candidates: dict[str, np.ndarray] = {}
     for name, up in (("up", True), ("down", False)):
         full = np.zeros(rows.column_count)

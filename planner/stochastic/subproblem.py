@@ -133,7 +133,7 @@ def solve_step(step: Step) -> Answer:
     cost = piece.npv.copy()
     if step.w is not None:
         cost[piece.first] += step.w
-    if step.kind == "prox":
+    if step.kind == "prox" and len(piece.first):
         assert step.rho is not None and step.x_bar is not None
         cost[piece.first] -= step.rho * step.x_bar
         order = np.argsort(piece.first)
