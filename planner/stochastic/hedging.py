@@ -31,7 +31,11 @@ for its best service, which the equivalent asks only on average.
    over its own future alone, non-anticipativity dropped). The last w (re-centred so
    the weighted sum is 0 exactly) goes into each future's MILP, its dual bound taken;
    each future's service is held at what its plan serves (``s_k ≤ cap(s_k)``), as the
-   lexicographic solve's gap holds the plan's own service. Gap: (U − L) / |U|.
+   lexicographic solve's gap holds the plan's own service. w = 0 (each future alone:
+   wait and see) is a bound too, and a sturdy one: where a future is indifferent to a
+   first-stage decision beyond its need (c_k,i + w_k,i = 0 at the limit), PH's w_k,i
+   is only that close to −c_k,i, and the slightest excess times the decision's upper
+   bound drags L(w) down. The better of the two is L. Gap: (U − L) / |U|.
 
 At an LP-optimal w the MILP subproblems' bound is at least the relaxation's optimum,
 so the gap is the integrality gap and the loss of making x̄ whole, plus what PH has not
