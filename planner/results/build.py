@@ -31,7 +31,12 @@ from planner.results.relief_text import empty_relief_tables
 from planner.results.rented import rented_usd_per_unit_year
 from planner.results.revenue import revenue_table
 from planner.results.sales import sales_table
-from planner.results.shadow import SHADOW_COLUMNS, shadow_price_table, unmet_periods
+from planner.results.shadow import (
+    SHADOW_COLUMNS,
+    penalty_labelled,
+    shadow_price_table,
+    unmet_periods,
+)
 from planner.results.work import (
     assignment_tables,
     inference_by_place,
@@ -77,8 +82,10 @@ def build_plan(
     commitments = procurement.get("commitments")
     length = {str(p.label): p.length_years for p in d.periods}
     rented_rates = rented_usd_per_unit_year(rentals, commitments, train, inf, length)
-    shadow = shadow_price_table(d, duals, unmet_periods(d, sol))
+    unmet = unmet_periods(d, sol)
+    shadow = shadow_price_table(d, duals, unmet)
     if marginals is not None and len(marginals):
+        marginals = penalty_labelled(marginals, unmet)
         shadow = pd.concat([shadow, marginals[SHADOW_COLUMNS]], ignore_index=True)
     tables = {
         "periods": periods_table(d),

@@ -140,6 +140,23 @@ def _rows(d: ModelData, duals: dict[str, dict[Any, float]]) -> list[dict[str, An
     return rows
 
 
+def penalty_labelled(marginals: pd.DataFrame, unmet: set[str]) -> pd.DataFrame:
+    """``--marginal`` rows (MILP finite differences of NPV cost plus penalties) labelled
+    as the LP rows are where the penalty sets them: a row of a period with demand left
+    unmet, or of a whole series (no year) when demand is left unmet anywhere."""
+    out = marginals.copy()
+    for i, row in out.iterrows():
+        period = row.get("period")
+        hit = (str(period) in unmet) if period is not None and period == period else bool(unmet)
+        year = row.get("year")
+        if period is None and year is not None and year == year:
+            hit = any(str(p).startswith(str(int(year))) for p in unmet)
+        if hit:
+            out.at[i, "unit"] = str(row["unit"]) + PENALTY_UNIT
+            out.at[i, "meaning"] = str(row["meaning"]) + PENALTY_PRICED
+    return out
+
+
 def unmet_periods(d: ModelData, sol: Solution) -> set[str]:
     """Periods where ``sol`` leaves demand unmet: a workload's, or any period of the
     window of a run left unfinished."""
