@@ -264,8 +264,16 @@ def _print_headline(h: dict[str, object]) -> None:
         out.print(
             f"VSS {money('vss_usd')} ± {money('vss_resolution_usd')} of the solves' gaps "
             f"(mean-value first stage {money('mean_value_npv_cost_usd')}; unserved share "
-            f"{h['vss_unserved_share']:+.4g})"
+            f"{h['vss_unserved_share']:+.4g})",
+            soft_wrap=True,
         )
+        dropped = h.get("vss_decisions_dropped")
+        if isinstance(dropped, int) and dropped:
+            out.print(
+                f"  {dropped} of the mean-value plan's first-stage decisions could not be taken "
+                "in some future (a part not yet available there): left out there",
+                soft_wrap=True,
+            )
 
 
 def register(cli: click.Group) -> None:

@@ -137,6 +137,18 @@ def price_decline_start(
     return max(float(spec.price_year), available_from_year(successor))
 
 
+def decline_start(
+    choice: HardwareChoice, spec: HardwareSpec, specs: Mapping[str, HardwareSpec] | None = None
+) -> float | None:
+    """When the catalog price of ``choice`` starts to decline: when its successor ships
+    (:func:`price_decline_start`); with no successor, from the price year if the
+    scenario sets ``price_decline_per_year`` itself (its own path), else never."""
+    start = price_decline_start(spec, specs)
+    if start is None and choice.price_decline_per_year is not None:
+        return float(spec.price_year)
+    return start
+
+
 def unit_price_usd(
     choice: HardwareChoice,
     spec: HardwareSpec,
@@ -155,7 +167,7 @@ def unit_price_usd(
     so a successor's ``available_from`` moved by the scenario moves the decline too.
     """
     if choice.price_usd is None:
-        start = price_decline_start(spec, specs)
+        start = decline_start(choice, spec, specs)
         if start is None:
             return spec.price_usd
         decline = price_decline_per_year(choice, spec)
@@ -183,7 +195,7 @@ def price_convention(scenario: Scenario, specs: Mapping[str, HardwareSpec]) -> s
         spec = specs[choice.id]
         if choice.price_usd is not None:
             given.append(choice.id)
-        elif price_decline_start(spec, specs) is None:
+        elif decline_start(choice, spec, specs) is None:
             held.append(choice.id)
         else:
             declining.setdefault(price_decline_per_year(choice, spec), []).append(choice.id)

@@ -44,9 +44,27 @@ FIGURES: tuple[tuple[str, str, str, str | None], ...] = (
     ("wait_and_see_npv_cost_usd", "wait and see: expected NPV cost", "USD", cells.USD),
     ("evpi_usd", "EVPI", "USD: what a perfect forecast would save", cells.USD),
     ("evpi_resolution_usd", "EVPI resolution", "USD: the plans' expected MIP gaps", cells.USD),
+    (
+        "evpi_unserved_share",
+        "EVPI: change in expected unserved share",
+        "here and now minus wait and see: a plan serving less is not cheaper",
+        cells.PCT_PRECISE,
+    ),
     ("mean_value_npv_cost_usd", "mean-value first stage: expected NPV cost", "USD", cells.USD),
     ("vss_usd", "VSS", "USD: what planning for the mean would lose", cells.USD),
     ("vss_resolution_usd", "VSS resolution", "USD: the plans' expected MIP gaps", cells.USD),
+    (
+        "vss_unserved_share",
+        "VSS: change in expected unserved share",
+        "mean-value first stage minus here and now",
+        cells.PCT_PRECISE,
+    ),
+    (
+        "vss_decisions_dropped",
+        "mean-value first-stage decisions a future could not take",
+        "most in any future: left out there (a part not yet available)",
+        cells.GENERAL,
+    ),
 )
 """Headline figures in the order shown: key, label, unit, format."""
 

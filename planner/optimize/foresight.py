@@ -83,10 +83,13 @@ def _period(key: Any) -> Any:
 
 def decided_in(data: ModelData, family: str, key: Any) -> Any:
     """The period a decision is taken: a purchase's order period (a lead time before its
-    delivery), else the period its key ends with."""
+    delivery), a datacenter block's paid period (construction starts a build lead time
+    before it powers on), else the period its key ends with."""
     if family == "buy":
         h, _, v = key
         return data.order_period(h, v)
+    if family == "dc_build":
+        return data.dc_build_paid_period.get(key, _period(key))
     return _period(key)
 
 

@@ -17,7 +17,7 @@ import planner.scenario.paths as paths
 from planner.errors import InputError, Problem
 from planner.scenario.schema import Scenario
 from planner.scenario.uncertainty import FIXED_ROOTS, PROBABILITY_TOLERANCE, Future
-from planner.scenario.variants import Change, apply_changes
+from planner.scenario.variants import Change, apply_changes, split_year, whole_number
 
 
 def base_document(scenario: Scenario) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def future_document(base: dict[str, Any], future: Future, where: str) -> dict[st
     years = _years(doc)
     for path, value in future.set.items():
         try:
-            paths.assign(doc, path, copy.deepcopy(value), years)
+            doc = _set(doc, path, value, years)
         except paths.PathError as exc:
             raise InputError(None, _bad(f"{where}.set.{path}", str(exc))) from None
     changes = [Change(path, factor, multiplier=True) for path, factor in future.scale.items()]
@@ -55,6 +55,28 @@ def future_document(base: dict[str, Any], future: Future, where: str) -> dict[st
             message = f"scale multiplies a number or a year series, not a {found}"
             raise InputError(None, _bad(f"{where}.scale.{change.path}", message))
     return apply_changes(doc, changes, years)
+
+
+def _set(doc: dict[str, Any], path: str, value: Any, years: list[int]) -> dict[str, Any]:
+    """``doc`` with ``value`` at ``path``, as sweeps and Monte Carlo edit a number: a
+    trailing year edits that year alone (the series written out for every horizon year
+    with its fill rule first, so interpolation does not spread the edit), and a
+    whole-number field gets the nearest whole number; anything else as ``overrides``."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    parent, year = split_year(path)
+    if number and year is not None and _scalable(_get(doc, parent)):
+        return apply_changes(doc, [Change(path, float(value))], years)
+    if number and whole_number(doc, path):
+        value = round(value)
+    paths.assign(doc, path, copy.deepcopy(value), years)
+    return doc
+
+
+def _get(doc: dict[str, Any], path: str) -> Any:
+    try:
+        return paths.get(doc, path)
+    except paths.PathError:
+        return None
 
 
 def _scalable(value: Any) -> bool:
@@ -100,13 +122,33 @@ def future_scenarios(scenario: Scenario) -> list[tuple[Future, Scenario]]:
 
 
 def check_uncertainty(scenario: Scenario) -> list[Problem]:
-    """Probabilities summing to 1, unique future names, a first-stage year inside the
-    horizon, and edits of what may be uncertain (not :data:`FIXED_ROOTS`) that leave a
-    valid scenario."""
+    """``objective: min_cost`` with perfect foresight, probabilities summing to 1, unique
+    future names, a first-stage year inside the horizon, and edits of what may be
+    uncertain (not :data:`FIXED_ROOTS`) that leave a valid scenario."""
     tree = scenario.uncertainty
     if tree is None:
         return []
     problems: list[Problem] = []
+    if scenario.objective != "min_cost":
+        problems.append(
+            Problem(
+                path="objective",
+                message="a two-stage plan is planned for min_cost (the most expected demand "
+                "served, then the least expected cost)",
+                found=scenario.objective,
+                hint="set objective: min_cost, or plan max_profit futures one by one",
+            )
+        )
+    if scenario.solver.foresight != "perfect":
+        problems.append(
+            Problem(
+                path="solver.foresight",
+                message="a two-stage plan already decides in stages: each future is planned "
+                "with perfect foresight after the first stage",
+                found=scenario.solver.foresight,
+                hint="set solver.foresight: perfect",
+            )
+        )
     total = sum(f.probability for f in tree.futures)
     if abs(total - 1.0) > PROBABILITY_TOLERANCE:
         problems.append(

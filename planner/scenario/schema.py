@@ -348,10 +348,12 @@ class HardwareChoice(_HardwareOverrides):  # type: ignore[misc,valid-type]
     price_decline_per_year: Annotated[
         float | None, Field(ge=0, lt=1), meta(perf=False, unit="fraction per year")
     ] = None
-    """List-price decline of this SKU per year after the catalog ``price_year``, e.g. 0.1;
-    absent = the catalog's (default 0.20 a year, sourced in
-    ``planner.catalog.schema.DEFAULT_PRICE_DECLINE_PER_YEAR``); 0 holds the catalog
-    price. Applies to the catalog price only, never to a given ``price_usd`` path."""
+    """List-price decline of this SKU per year, e.g. 0.1: from when its successor ships
+    (the catalog's ``successor``), or, for a part with no successor, from the catalog
+    ``price_year`` when given here; absent = the catalog's rate (default 0.20 a year,
+    sourced in ``planner.catalog.schema.DEFAULT_PRICE_DECLINE_PER_YEAR``), applied only
+    once a successor ships; 0 holds the catalog price. Applies to the catalog price
+    only, never to a given ``price_usd`` path."""
 
     if TYPE_CHECKING:  # fields created from HardwareSpec above, declared for type checkers
         vendor: str | None

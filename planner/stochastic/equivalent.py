@@ -15,9 +15,10 @@ columns and rows; the blocks sit side by side, and three things join them:
 * The lexicographic solve of ``min_cost`` (:func:`solve_problem`) runs on the whole:
   the most expected service, then the least expected (risk-weighted) cost with it held.
 
-The costs c_k are the arrays' NPV vectors (USD millions); constant terms of a future's
-cost are not in them, so CVaR ranks futures by their decision-dependent cost (the
-reported CVaR, :mod:`planner.stochastic.values`, is of the plans' full NPV).
+The costs c_k are the arrays' NPV vectors (USD millions) plus each future's constant
+(its power contracts, ``RowModel.offsets``), which the CVaR rows carry on their right-
+hand side: the tail is ranked by each future's full NPV cost, as the reported CVaR
+(:mod:`planner.stochastic.values`) is.
 """
 
 from __future__ import annotations
@@ -194,7 +195,9 @@ def _cvar(
         index.extend([u, eta, *(nonzero + b.start).tolist()])
         value.extend([1.0, 1.0, *(-cost[nonzero]).tolist()])
         starts.append(len(index))
-    row_lower.append(np.zeros(len(blocks)))
+    # u_k + η − c_k·x_k ≥ c0_k: the future's constant cost (its power contracts) too,
+    # so the tail is the futures' full NPV cost
+    row_lower.append(np.array([b.rows.offsets.get("npv", 0.0) for b in blocks]))
     row_upper.append(np.full(len(blocks), np.inf))
     extra = 1 + len(blocks)
     lower = np.concatenate([lower, [-np.inf], np.zeros(len(blocks))])

@@ -3,7 +3,8 @@ solution (VSS).
 
 A ``scale`` multiplier becomes its probability-weighted mean (1 where a future does not
 scale that path). A ``set`` number becomes the weighted mean of the futures' numbers
-(the base value where a future does not set it); a ``set`` series the weighted mean
+(the base value where a future does not set it, read in that year for a year path;
+rounded for a whole-number field); a ``set`` series the weighted mean
 year by year (each future's series read with its fill rule); anything else (a date, a
 name) is the most probable future's value, first in order on a tie. The mean-value plan
 is the deterministic plan of that one future.
@@ -18,7 +19,7 @@ from planner.scenario.futures import base_document
 from planner.scenario.schema import Scenario
 from planner.scenario.series import value_at
 from planner.scenario.uncertainty import Future
-from planner.scenario.variants import fill_of
+from planner.scenario.variants import fill_of, split_year, whole_number
 
 
 def _number(value: Any) -> bool:
@@ -27,6 +28,25 @@ def _number(value: Any) -> bool:
 
 def _series(value: Any) -> bool:
     return isinstance(value, dict) and bool(value) and all(_number(v) for v in value.values())
+
+
+def _base_value(base: dict[str, Any], path: str) -> Any:
+    """What the base scenario holds at ``path`` (a trailing year: its series read in that
+    year with its fill rule); None where it holds nothing."""
+    parent, year = split_year(path)
+    try:
+        if year is None:
+            return paths.get(base, path)
+        return value_at(paths.get(base, parent), year, fill_of(parent))
+    except (paths.PathError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _whole(base: dict[str, Any], path: str) -> bool:
+    try:
+        return whole_number(base, path)
+    except paths.PathError:
+        return False
 
 
 def mean_future(scenario: Scenario) -> Future:
@@ -42,13 +62,11 @@ def mean_future(scenario: Scenario) -> Future:
         scale[path] = sum(f.probability * f.scale.get(path, 1.0) for f in futures)
     set_: dict[str, Any] = {}
     for path in dict.fromkeys(p for f in futures for p in f.set):
-        try:
-            fallback = paths.get(base, path)
-        except paths.PathError:
-            fallback = None
+        fallback = _base_value(base, path)
         given = [(f.probability, f.set.get(path, fallback)) for f in futures]
         if all(_number(v) for _, v in given):
-            set_[path] = sum(p * float(v) for p, v in given)
+            mean = sum(p * float(v) for p, v in given)
+            set_[path] = round(mean) if _whole(base, path) else mean
         elif all(_number(v) or _series(v) for _, v in given):
             fill = fill_of(path)
             set_[path] = {y: sum(p * value_at(v, y, fill) for p, v in given) for y in years}

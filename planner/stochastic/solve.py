@@ -28,11 +28,13 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pydantic import ValidationError
+
 from planner.analysis.executors import ExecutorChoice
 from planner.errors import InputError, Problem, SolverError
 from planner.optimize import build_data
 from planner.optimize.extract import Solution
-from planner.optimize.foresight import DECISIONS, Fixed
+from planner.optimize.foresight import DECISIONS, Fixed, decided_in
 from planner.optimize.recipe import min_cost
 from planner.optimize.rows import build_rows
 from planner.optimize.solvers.lexicographic import solve_problem
@@ -41,7 +43,7 @@ from planner.pipeline import plan, solver_options, throughput
 from planner.results import Plan
 from planner.scenario.futures import future_document, future_scenarios
 from planner.scenario.schema import Scenario
-from planner.stochastic.equivalent import equivalent
+from planner.stochastic.equivalent import equivalent, first_stage
 from planner.stochastic.hedging import ITERATIONS, hedge
 from planner.stochastic.mean_value import mean_future
 
@@ -62,6 +64,9 @@ class FuturePlan:
     plan: Plan
     wait_and_see: Plan | None = None
     mean_value: Plan | None = None
+    mean_value_dropped: int = 0
+    """First-stage decisions of the mean-value plan this future cannot take (a part not
+    yet available in it): left out when that first stage is fixed here."""
 
 
 @dataclass
@@ -142,7 +147,8 @@ def solve_tree(
         out.append(FuturePlan(future.name, future.probability, sub, own))
     result = Stochastic(scenario, first, out, summary, hedging=hedged)
     if values:
-        _values(result, tables, options)
+        takes = {name: set(first_stage(data, rows, through)) for name, _, data, rows in built}
+        _values(result, tables, options, takes)
     return result
 
 
@@ -176,8 +182,14 @@ def _equivalent(
     }
 
 
-def _values(result: Stochastic, tables: dict[str, Any], options: Any) -> None:
-    """Wait-and-see plans, and the mean-value plan's first stage in every future."""
+def _values(
+    result: Stochastic,
+    tables: dict[str, Any],
+    options: Any,
+    takes: dict[str, set[tuple[str, Any]]],
+) -> None:
+    """Wait-and-see plans, and the mean-value plan's first stage in every future
+    (``takes``: each future's first-stage decisions, to count what it cannot take)."""
     scenario = result.scenario
     tree = scenario.uncertainty
     assert tree is not None
@@ -186,9 +198,13 @@ def _values(result: Stochastic, tables: dict[str, Any], options: Any) -> None:
     mean = mean_future(scenario)
     from planner.scenario.futures import base_document
 
-    doc = future_document(base_document(scenario), mean, "mean-value")
-    doc["name"] = f"{scenario.name}/mean-value"
-    ev = Scenario.model_validate(doc)
+    try:
+        doc = future_document(base_document(scenario), mean, "mean-value")
+        doc["name"] = f"{scenario.name}/mean-value"
+        ev = Scenario.model_validate(doc)
+    except (InputError, ValidationError) as exc:
+        log.warning("the mean-value future is no valid scenario (%s): no VSS", exc)
+        return
     data = build_data(ev, *throughput(ev))
     _, solution, _, _ = min_cost(data, replace(options, strategy=ev.solver.strategy))
     if solution is None:
@@ -196,6 +212,15 @@ def _values(result: Stochastic, tables: dict[str, Any], options: Any) -> None:
         return
     decided = _from_solution(solution)
     result.mean_value_first_stage = decided
-    fixed = Fixed(decided, tree.first_stage_through)
+    through = tree.first_stage_through
+    fixed = Fixed(decided, through)
+    year_of = {p.label: p.year for p in data.periods}
+    taken = {
+        (family, key)
+        for family, by_key in decided.items()
+        for key, value in by_key.items()
+        if abs(value) > 1e-9 and year_of[decided_in(data, family, key)] <= through
+    }
     for f in result.futures:
         f.mean_value = plan(f.scenario, extend=fixed, duals=False, tables=tables[f.name])
+        f.mean_value_dropped = len(taken - takes[f.name])

@@ -114,6 +114,9 @@ def figures(result: Stochastic) -> dict[str, Any]:
         out["vss_usd"] = mean[0] - here[0]
         out["vss_unserved_share"] = mean[1] - here[1]
         out["vss_resolution_usd"] = _resolution(result, "plan", "mean_value")
+        # first-stage decisions of the mean-value plan some future could not take (a
+        # part not yet available there): its first stage was not the same everywhere
+        out["vss_decisions_dropped"] = max(f.mean_value_dropped for f in result.futures)
     return out
 
 
@@ -134,6 +137,7 @@ def futures_table(result: Stochastic) -> pd.DataFrame:
             row["wait_and_see_npv_cost_usd"] = _npv(f.wait_and_see)
         if f.mean_value is not None:
             row["mean_value_npv_cost_usd"] = _npv(f.mean_value)
+            row["mean_value_decisions_dropped"] = f.mean_value_dropped
         rows.append(row)
     return pd.DataFrame(rows)
 

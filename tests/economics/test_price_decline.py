@@ -92,3 +92,13 @@ def test_default_is_the_median_decline_of_the_sourced_list_prices() -> None:
 def test_negative_decline_is_refused() -> None:
     with pytest.raises(pydantic.ValidationError, match="price_decline_per_year"):
         HardwareChoice(id="h100-hgx", price_decline_per_year=-0.1)
+
+
+def test_a_decline_the_scenario_sets_runs_from_the_price_year_without_a_successor() -> None:
+    newest = hardware_catalog()["rubin-ultra-nvl576"]
+    choice = HardwareChoice(id=newest.id, price_decline_per_year=0.3)
+    # no successor: the scenario's own 30 %/yr runs from the 2027 price year
+    assert unit_price_usd(choice, newest, newest.price_year + 2) == pytest.approx(
+        0.49 * newest.price_usd
+    )
+    assert unit_price_usd(HardwareChoice(id=newest.id), newest, 2031.0) == newest.price_usd

@@ -90,3 +90,20 @@ def test_the_shipped_tree_plans_from_the_command_line(run_cli) -> None:
     assert futures["base"]["npv_cost_usd"] < futures["high"]["npv_cost_usd"]
     assert head["cvar_npv_cost_usd"] == pytest.approx(futures["high"]["npv_cost_usd"])
     assert any(row["decision"] == "buy" for row in out["first_stage"])
+
+
+def test_a_datacenter_block_is_first_stage_when_it_is_paid() -> None:
+    """A block that powers on in 2027 after a year's build is paid, so decided, in 2026:
+    it belongs to a first stage through 2026 (as an order does by its order period)."""
+    from planner.optimize import build_data
+    from planner.optimize.rows import build_rows
+    from planner.pipeline import throughput
+    from planner.scenario import load_scenario
+    from planner.stochastic.equivalent import first_stage
+
+    scenario = load_scenario(REPO / "tests" / "scenarios" / "datacenter_build.yaml")
+    data = build_data(scenario, *throughput(scenario))
+    keys = first_stage(data, build_rows(data), 2026)
+    blocks = [key for family, key in keys if family == "dc_build"]
+    assert blocks and all(data.dc_build_paid_period[key] == 2026 for key in blocks)
+    assert all(key[-1] == 2027 for key in blocks)  # powered on a year later

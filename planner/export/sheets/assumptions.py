@@ -22,8 +22,8 @@ from typing import Any
 from planner.catalog.schema import HardwareSpec
 from planner.economics.rates import (
     contract_rate_series,
+    decline_start,
     price_decline_per_year,
-    price_decline_start,
     unit_price_usd,
 )
 from planner.export import cells
@@ -265,7 +265,7 @@ def _catalog_price(
     every price and what reads it. Without a successor the price holds: one row."""
     h = choice.id
     decline = price_decline_per_year(choice, spec)
-    start = price_decline_start(spec, specs)
+    start = decline_start(choice, spec, specs)
     fmt = number_format("price_usd")
     what = field_meta(HardwareChoice, "price_usd")
     rate_note = doc(HardwareChoice, "price_decline_per_year")
@@ -317,8 +317,13 @@ def _catalog_price(
             ALL,
             start,
             "year",
-            f"When {spec.successor} can be delivered (its available_from, else its release "
-            f"year), not before the price year: the list price holds until then.",
+            (
+                f"When {spec.successor} can be delivered (its available_from, else its "
+                "release year), not before the price year: the list price holds until then."
+                if spec.successor is not None
+                else "The price year: no successor in the catalog, and the scenario sets "
+                "its own decline, which runs from the catalog price."
+            ),
             (since,),
             fmt=cells.GENERAL,
         )
