@@ -52,6 +52,10 @@ FIRST_HARDWARE = (
     *("b300-hgx", "vr200-nvl144", "mi300x-oam8", "tpu-v6e-pod256", "trn2-ultraserver64"),
     "tpu-ironwood-slice256",
 )
+ADDED_LATER = ("rubin-ultra-nvl576", "mi450x-helios72")
+"""Catalog rows added after the sizes were defined (the announced next generations):
+left out, so a size stays the same problem as the catalog grows and its timings stay
+comparable across versions."""
 # Demand is sized on the best of these (throughput per kW); every M+ list holds them.
 REFERENCE_HARDWARE = FIRST_HARDWARE[1:]
 RENTABLE = ("h200-hgx", "b200-hgx", "mi300x-oam8", "tpu-v6e-pod256", "h100-hgx")
@@ -107,7 +111,11 @@ def hardware_rows(size: Size, rng: random.Random) -> list[dict[str, Any]]:
     or inference-only parts); past the catalog, fully specified variants of them."""
     catalog = hardware_catalog()
     ordered = [*FIRST_HARDWARE, *(i for i in catalog if i not in FIRST_HARDWARE)]
-    ids = [i for i in ordered if not catalog[i].prefill_only and catalog[i].mfu_training > 0]
+    ids = [
+        i
+        for i in ordered
+        if not catalog[i].prefill_only and catalog[i].mfu_training > 0 and i not in ADDED_LATER
+    ]
     rows: list[dict[str, Any]] = [{"id": i} for i in ids[: size.hardware]]
     for n in range(size.hardware - len(rows)):
         row = catalog[ids[n % len(ids)]].model_dump(exclude_none=True)
