@@ -31,7 +31,8 @@ def _money(value: float | None) -> str:
 @click.option(
     "--time-limit",
     type=FiniteFloatRange(0, min_open=True),
-    help="Seconds for the two-stage solve (default: the scenario's solver.time_limit_s).",
+    help="Seconds for the first-stage solve (the equivalent or hedging; default: the "
+    "scenario's solver.time_limit_s); each future's own plan gets solver.time_limit_s.",
 )
 @click.option(
     "--no-values",

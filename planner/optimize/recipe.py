@@ -130,6 +130,7 @@ def run_recipe(
     everything can be served, and serving everything is what the one stage tries."""
     clock = _Clock(options)
     lost: float | None = None
+    tried = recipe[0].name
     for path in recipe:
         if path.when in skip or not _holds(path.when, data, options, lost is not None):
             continue
@@ -139,8 +140,10 @@ def run_recipe(
             none = SolveResult(
                 SolveStatus.NO_SOLUTION, Termination.TIME_LIMIT, None, None, 0.0, options.name
             )
-            return none, None, {"service_path": path.name, "lost_seconds": lost}, none
+            # the path that ran (and failed) names the result; the next one never ran
+            return none, None, {"service_path": tried, "lost_seconds": lost}, none
         started = time.perf_counter()
+        tried = path.name
         found = _run_path(path, data, options, duals, extend, clock)
         if isinstance(found, NotTaken):  # the one instance: its size says direct
             continue
