@@ -26,6 +26,10 @@ def _money(value: float | None) -> str:
     return "n/a" if value is None else f"${value:,.0f}"
 
 
+def _percent(value: object) -> str:
+    return f"{value:.3%}" if isinstance(value, float) else "unknown"
+
+
 @click.command("stochastic")
 @scenario_argument
 @click.option(
@@ -48,7 +52,9 @@ def _money(value: float | None) -> str:
     "e.g. inference[chat].tokens_per_day.2030=uniform:5e12:2e13 (repeatable).",
 )
 @click.option("--samples", type=click.IntRange(1, 5000), help="Draws of the --dist distributions.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the draws.")
+@click.option(
+    "--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the draws."
+)
 @click.option(
     "--futures",
     "keep",
@@ -106,7 +112,8 @@ def stochastic(
     risk.weight > 0); each future's plan then takes its own recourse. Prints the
     expected cost and service, CVaR, EVPI (what knowing the future is worth) and VSS
     (what planning for the mean would lose), each future's cost, and the first-stage
-    decisions; the independent checker verifies every future's plan and that they share
+    decisions (--format csv: the futures table alone; json: everything); the
+    independent checker verifies every future's plan and that they share
     the first stage. --method hedging decomposes the tree by future (progressive
     hedging on the local process pool or Dask) and reports its iterations, a lower
     bound on the expected cost and the gap. Exit 2 on bad input, 3 when no plan is
@@ -128,6 +135,11 @@ def stochastic(
     scenario = load_scenario(scenario_file)
     if out is not None:
         check_outputs(scenario_inputs(scenario_file, scenario.calibration), out)
+    if first_stage_through is not None and not (dists or samples is not None):
+        raise click.UsageError(
+            "--first-stage-through applies to sampled futures (--dist and --samples); "
+            "a file's tree sets uncertainty.first_stage_through"
+        )
     if dists or samples is not None:
         scenario = _sampled(
             scenario, str(scenario_file), dists, samples, seed, keep, first_stage_through
@@ -240,6 +252,14 @@ def _print_headline(h: dict[str, object]) -> None:
         f"share {h['expected_weighted_unserved_share']:.4g}; CVaR at {h['cvar_alpha']:g} "
         f"{money('cvar_npv_cost_usd')}; worst future {money('worst_npv_cost_usd')}"
     )
+    first = h.get("equivalent")
+    if isinstance(first, dict) and first:
+        out.print(
+            f"first stage by the deterministic equivalent ({first['columns']:,} columns, "
+            f"{first['rows']:,} rows): {first['status']}, gap on cost "
+            f"{_percent(first.get('cost_gap'))}; service {first['service_status']}",
+            soft_wrap=True,
+        )
     hedging = h.get("hedging")
     if isinstance(hedging, dict) and hedging:
         gap = hedging["gap"]
@@ -250,8 +270,9 @@ def _print_headline(h: dict[str, object]) -> None:
                 f"residual {hedging['residual']:.2g}); first stage rounded "
                 f"{hedging['rounding']}; bound {_money(hedging['bound_usd'])} "
                 f"({hedging['bound_from']}), gap "
-                f"{'unknown' if gap is None else f'{gap:.3%}'} of the expected cost "
-                f"{_money(hedging['upper_bound_usd'])}"
+                f"{'unknown' if gap is None else f'{gap:.3%}'} of its recourse solves' "
+                f"expected cost {_money(hedging['upper_bound_usd'])}, "
+                f"{_percent(hedging.get('gap_to_plans'))} of the plans' above"
             ),
             soft_wrap=True,
         )

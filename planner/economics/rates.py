@@ -189,6 +189,7 @@ def price_convention(scenario: Scenario, specs: Mapping[str, HardwareSpec]) -> s
     catalog list prices held until each part's successor ships, then declining at the
     rates used; parts with no successor, and prices the scenario gives, named."""
     declining: dict[float, list[str]] = {}
+    own: list[str] = []
     held: list[str] = []
     given: list[str] = []
     for choice in scenario.hardware:
@@ -197,6 +198,9 @@ def price_convention(scenario: Scenario, specs: Mapping[str, HardwareSpec]) -> s
             given.append(choice.id)
         elif decline_start(choice, spec, specs) is None:
             held.append(choice.id)
+        elif price_decline_start(spec, specs) is None:  # no successor: the scenario's rate
+            rate = price_decline_per_year(choice, spec)
+            own.append(f"{choice.id} {rate:.0%} a year")
         else:
             declining.setdefault(price_decline_per_year(choice, spec), []).append(choice.id)
     parts = []
@@ -205,6 +209,8 @@ def price_convention(scenario: Scenario, specs: Mapping[str, HardwareSpec]) -> s
             f"{rate:.0%} a year ({', '.join(ids)})" for rate, ids in sorted(declining.items())
         )
         parts.append(f"catalog list prices held until each part's successor ships, then {rates}")
+    if own:
+        parts.append(f"no successor, the scenario's decline from the price year ({', '.join(own)})")
     if held:
         parts.append(f"held over the horizon, no successor in the catalog ({', '.join(held)})")
     if given:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 from openpyxl.chart import BarChart, Reference
+from openpyxl.utils import get_column_letter
 
 from planner.export import cells
 from planner.export.atomic import check_workbook_target, save_workbook_atomically
@@ -81,11 +82,19 @@ def write_stochastic_workbook(
     ws = book.sheet("Two-stage plan")
     book.title_row(ws, 1, f"Two-stage plan of {headline.get('scenario')}")
     book.note(ws, 2, str(headline.get("convention", "")))
+    first = headline.get("equivalent") or {}
+    hedging = headline.get("hedging") or {}
+    solved = (
+        f"progressive hedging, bound {hedging.get('bound_usd')} USD, gap to the plans "
+        f"{hedging.get('gap_to_plans')}"
+        if hedging
+        else f"deterministic equivalent, {first.get('status')}, gap on cost {first.get('cost_gap')}"
+    )
     book.note(
         ws,
         3,
         f"{headline.get('futures')} futures; first stage through "
-        f"{headline.get('first_stage_through')}: shared by every future",
+        f"{headline.get('first_stage_through')}: shared by every future; solved by {solved}",
     )
     row = 5
     for key, label, unit, fmt in FIGURES:
@@ -131,5 +140,5 @@ def _futures(book: Book, futures: pd.DataFrame) -> None:
     chart.set_categories(Reference(ws, min_col=1, min_row=2, max_row=written.last_row))
     style_chart(chart, COST_BY_FUTURE, "future")
     chart.width, chart.height = 18, 9
-    ws.add_chart(chart, f"{chr(ord('A') + len(futures.columns) + 1)}2")
+    ws.add_chart(chart, f"{get_column_letter(len(futures.columns) + 2)}2")
     book.fit_widths(ws)

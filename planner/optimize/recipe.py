@@ -151,8 +151,9 @@ def run_recipe(
             result, solution, size, service = found
             name = path.after if lost is not None and path.after is not None else path.name
             return result, solution, {**size, "service_path": name, "lost_seconds": lost}, service
-        lost = (lost or 0.0) + time.perf_counter() - started
-        log.info("%s found no plan in %.1f s: the next path", path.name.prose, lost)
+        spent = time.perf_counter() - started
+        lost = (lost or 0.0) + spent
+        log.info("%s found no plan in %.1f s: the next path", path.name.prose, spent)
     raise AssertionError("every recipe ends with a path taken always")
 
 
@@ -214,7 +215,7 @@ def _run_path(
     failure is :attr:`OnFailure.NEXT_PATH`; :data:`NOT_TAKEN` when the one instance is
     not how this model is solved."""
     if path.stages[0].goal == Goal.LEXICOGRAPHIC:
-        return _one_instance(data, replace(options, time_limit_s=clock.left()), duals, extend)
+        return _one_instance(data, options, duals, extend, clock)
     before: tuple[SolveResult, Solution | None] | None = None
     service: SolveResult | None = None
     size: dict[str, Any] = {}
@@ -255,7 +256,11 @@ NOT_TAKEN = NotTaken.NOT_TAKEN
 
 
 def _one_instance(
-    data: ModelData, options: SolverOptions, duals: Sequence[str], extend: ModelHook | None
+    data: ModelData,
+    options: SolverOptions,
+    duals: Sequence[str],
+    extend: ModelHook | None,
+    clock: _Clock,
 ) -> Found | NotTaken | None:
     """Both stages in one HiGHS instance when the model is solved ``lp-first``
     (:mod:`planner.optimize.solvers.lexicographic`): one build and hand-off, the cost LP
@@ -292,7 +297,7 @@ def _one_instance(
     deadline.check("the hand-off to the solver")
     found = solve_problem(
         problem,
-        replace(options, strategy="lp-first", time_limit_s=_time_available(options)),
+        replace(options, strategy="lp-first", time_limit_s=clock.left()),
         duals,
         service_gap=SERVICE_GAP,
     )
@@ -325,13 +330,6 @@ def all_served(options: SolverOptions) -> SolveResult:
     weighted unserved share is 0, its proven minimum (no solve, no seconds). Its
     termination, ``Termination.ALL_SERVED``, becomes the headline's ``service_status``."""
     return SolveResult(SolveStatus.OPTIMAL, Termination.ALL_SERVED, 0.0, 0.0, 0.0, options.name)
-
-
-def _time_available(options: SolverOptions) -> float | None:
-    """Seconds the solves may still take: the time limit or the run's deadline, the
-    smaller (None: no limit)."""
-    limits = [x for x in (deadline.remaining(), options.time_limit_s) if x is not None]
-    return min(limits) if limits else None
 
 
 def lexicographic_status(service: SolveResult, cost: SolveResult) -> SolveStatus:

@@ -29,17 +29,6 @@ Pool = tuple[str, str]
 """(hardware, period label as text)."""
 
 
-def rented_units(rentals: pd.DataFrame, commitments: pd.DataFrame | None) -> dict[Pool, float]:
-    """(hardware, period) → on-demand plus committed units."""
-    units: dict[Pool, float] = defaultdict(float)
-    for part in (rentals, commitments):
-        if part is None or part.empty:
-            continue
-        for row in part.itertuples(index=False):
-            units[(row.hardware, str(row.period))] += float(row.units)
-    return dict(units)
-
-
 def pool_cost(rentals: pd.DataFrame, commitments: pd.DataFrame | None) -> dict[Pool, float]:
     """(hardware, period) → USD paid in the period: on-demand rent plus commitments."""
     cost: dict[Pool, float] = defaultdict(float)

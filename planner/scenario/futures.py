@@ -17,7 +17,13 @@ import planner.scenario.paths as paths
 from planner.errors import InputError, Problem
 from planner.scenario.schema import Scenario
 from planner.scenario.uncertainty import FIXED_ROOTS, PROBABILITY_TOLERANCE, Future
-from planner.scenario.variants import Change, apply_changes, split_year, whole_number
+from planner.scenario.variants import (
+    Change,
+    apply_changes,
+    resolve_inherited,
+    split_year,
+    whole_number,
+)
 
 
 def base_document(scenario: Scenario) -> dict[str, Any]:
@@ -29,24 +35,22 @@ def base_document(scenario: Scenario) -> dict[str, Any]:
     return doc
 
 
-def _years(doc: dict[str, Any]) -> list[int]:
-    horizon = doc["horizon"]
-    return list(range(horizon["start"], horizon["start"] + horizon["years"]))
-
-
-def future_document(base: dict[str, Any], future: Future, where: str) -> dict[str, Any]:
-    """``base`` with ``future``'s edits; a path that does not resolve raises InputError
-    at ``where.set.<path>`` (or ``.scale.``)."""
-    doc = copy.deepcopy(base)
-    years = _years(doc)
+def future_document(scenario: Scenario, future: Future, where: str) -> dict[str, Any]:
+    """The document of ``scenario`` (without its tree) with ``future``'s edits; a value
+    the scenario leaves to the catalog or the finance section is written in first, as
+    sweeps do (:func:`resolve_inherited`). A path that does not resolve raises
+    InputError at ``where.set.<path>`` (or ``.scale.``)."""
+    doc = base_document(scenario)
+    years = scenario.horizon.year_list
     for path, value in future.set.items():
         try:
-            doc = _set(doc, path, value, years)
+            doc = _set(_inherit(doc, scenario, path), path, value, years)
         except paths.PathError as exc:
             raise InputError(None, _bad(f"{where}.set.{path}", str(exc))) from None
     changes = [Change(path, factor, multiplier=True) for path, factor in future.scale.items()]
     for change in changes:
         try:
+            doc = _inherit(doc, scenario, change.path)
             current = paths.get(doc, change.path)
         except paths.PathError as exc:
             raise InputError(None, _bad(f"{where}.scale.{change.path}", str(exc))) from None
@@ -57,6 +61,15 @@ def future_document(base: dict[str, Any], future: Future, where: str) -> dict[st
     return apply_changes(doc, changes, years)
 
 
+def _inherit(doc: dict[str, Any], scenario: Scenario, path: str) -> dict[str, Any]:
+    """``doc`` with the value ``path`` (less a trailing year) inherits written in; as it
+    was when nothing is inherited there (the edit itself then says what is wrong)."""
+    try:
+        return resolve_inherited(doc, scenario, split_year(path)[0])[0]
+    except paths.PathError:
+        return doc
+
+
 def _set(doc: dict[str, Any], path: str, value: Any, years: list[int]) -> dict[str, Any]:
     """``doc`` with ``value`` at ``path``, as sweeps and Monte Carlo edit a number: a
     trailing year edits that year alone (the series written out for every horizon year
@@ -64,19 +77,12 @@ def _set(doc: dict[str, Any], path: str, value: Any, years: list[int]) -> dict[s
     whole-number field gets the nearest whole number; anything else as ``overrides``."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     parent, year = split_year(path)
-    if number and year is not None and _scalable(_get(doc, parent)):
+    if number and year is not None and _scalable(paths.get(doc, parent)):
         return apply_changes(doc, [Change(path, float(value))], years)
     if number and whole_number(doc, path):
         value = round(value)
     paths.assign(doc, path, copy.deepcopy(value), years)
     return doc
-
-
-def _get(doc: dict[str, Any], path: str) -> Any:
-    try:
-        return paths.get(doc, path)
-    except paths.PathError:
-        return None
 
 
 def _scalable(value: Any) -> bool:
@@ -100,11 +106,10 @@ def future_scenarios(scenario: Scenario) -> list[tuple[Future, Scenario]]:
     """Each future of ``scenario.uncertainty`` with its scenario (named
     ``<scenario>/<future>``), validated; InputError naming the future's edit otherwise."""
     assert scenario.uncertainty is not None
-    base = base_document(scenario)
     out = []
     for i, future in enumerate(scenario.uncertainty.futures):
         where = f"uncertainty.futures[{i}]"
-        doc = future_document(base, future, where)
+        doc = future_document(scenario, future, where)
         doc["name"] = f"{scenario.name}/{future.name}"
         try:
             out.append((future, Scenario.model_validate(doc)))

@@ -107,7 +107,9 @@ def _inherited(doc: dict[str, Any], scenario: Scenario, path: str) -> Any:
     raise paths.PathError("not an inherited field")
 
 
-def _resolve(doc: dict[str, Any], scenario: Scenario, path: str) -> tuple[dict[str, Any], Any]:
+def resolve_inherited(
+    doc: dict[str, Any], scenario: Scenario, path: str
+) -> tuple[dict[str, Any], Any]:
     """The value at ``path``, writing an inherited value into ``doc`` when unset."""
     try:
         return doc, paths.get(doc, path)
@@ -153,7 +155,7 @@ def prepare(
     for t in targets:
         try:
             parent, year = split_year(t.path)
-            doc, node = _resolve(doc, scenario, parent)
+            doc, node = resolve_inherited(doc, scenario, parent)
         except paths.PathError as exc:
             hint = None if "did you mean" in str(exc) else "write a path such as finance.wacc"
             bad(t.path, str(exc), hint)

@@ -196,17 +196,16 @@ def _values(
     for f in result.futures:
         f.wait_and_see = plan(f.scenario, duals=False, tables=tables[f.name])
     mean = mean_future(scenario)
-    from planner.scenario.futures import base_document
-
     try:
-        doc = future_document(base_document(scenario), mean, "mean-value")
+        doc = future_document(scenario, mean, "mean-value")
         doc["name"] = f"{scenario.name}/mean-value"
         ev = Scenario.model_validate(doc)
     except (InputError, ValidationError) as exc:
         log.warning("the mean-value future is no valid scenario (%s): no VSS", exc)
         return
     data = build_data(ev, *throughput(ev))
-    _, solution, _, _ = min_cost(data, replace(options, strategy=ev.solver.strategy))
+    own = replace(options, strategy=ev.solver.strategy, time_limit_s=ev.solver.time_limit_s)
+    _, solution, _, _ = min_cost(data, own)  # a plan of its own: the scenario's limit
     if solution is None:
         log.warning("the mean-value future found no plan: no VSS")
         return

@@ -48,21 +48,24 @@ def _unserved(plan: Plan) -> float:
     return float(plan.headline.get("weighted_unserved_share") or 0.0)
 
 
-def _gap_usd(plan: Plan) -> float:
+def _gap_usd(plan: Plan) -> float | None:
     """How far the plan's NPV may be above the best the solve could prove: its relative
-    gap on cost times its NPV (0 when the gap is unknown: the figure then says less)."""
+    gap on cost times its NPV (None when the gap is unknown)."""
     gap = plan.headline.get("mip_gap")
-    return abs(float(gap) * _npv(plan)) if isinstance(gap, float) else 0.0
+    return abs(float(gap) * _npv(plan)) if isinstance(gap, float) else None
 
 
-def _resolution(result: Stochastic, *which: str) -> float:
+def _resolution(result: Stochastic, *which: str) -> float | None:
     """The expected gap of the plans compared: a value below it is 0 within the solves'
-    gaps."""
+    gaps (None when some plan's gap is unknown: no resolution can be stated)."""
     total = 0.0
     for f in result.futures:
         for name in which:
             plan = f.plan if name == "plan" else getattr(f, name)
-            total += f.probability * (_gap_usd(plan) if plan is not None else 0.0)
+            gap = None if plan is None else _gap_usd(plan)
+            if gap is None:
+                return None
+            total += f.probability * gap
     return total
 
 
@@ -95,13 +98,20 @@ def figures(result: Stochastic) -> dict[str, Any]:
         "cvar_npv_cost_usd": cvar(costs, probabilities, tree.risk.cvar_alpha),
         "risk_weight": tree.risk.weight,
         "worst_npv_cost_usd": max(costs),
-        "convention": "NPV cost of each future's plan (cash costs less residual, "
-        "discounted; penalties excluded); expectations over the futures' probabilities",
+        "convention": "NPV cost of each future's plan (cash costs less residual at the "
+        f"horizon end by {result.futures[0].plan.headline.get('horizon_end')}, discounted; "
+        "penalties excluded); expectations over the futures' probabilities",
         "method": "hedging" if result.hedging else "equivalent",
         "equivalent": result.equivalent,
     }
     if result.hedging:
-        out["hedging"] = result.hedging
+        # the bound's gap against the cost the futures' Plans report (each re-solved at
+        # its own MIP gap), beside hedging's own against its recourse solves
+        bound = result.hedging.get("bound_usd")
+        out["hedging"] = {
+            **result.hedging,
+            "gap_to_plans": None if bound is None else (here[0] - bound) / max(here[0], 1e-9),
+        }
     waited = _expected(result, "wait_and_see")
     if waited is not None:
         out["wait_and_see_npv_cost_usd"] = waited[0]

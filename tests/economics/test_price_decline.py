@@ -102,3 +102,25 @@ def test_a_decline_the_scenario_sets_runs_from_the_price_year_without_a_successo
         0.49 * newest.price_usd
     )
     assert unit_price_usd(HardwareChoice(id=newest.id), newest, 2031.0) == newest.price_usd
+
+
+def test_the_price_convention_names_each_path() -> None:
+    from pathlib import Path
+
+    from planner.economics.rates import price_convention
+    from planner.scenario import load_scenario
+    from planner.scenario.resolve import hardware_specs
+
+    base = load_scenario(Path(__file__).resolve().parents[1] / "scenarios" / "rental_switch.yaml")
+    hardware = [
+        HardwareChoice(id="h100-hgx"),  # successor h200: held, then the catalog's 20 %
+        HardwareChoice(id="rubin-ultra-nvl576", price_decline_per_year=0.3),  # its own
+        HardwareChoice(id="mi450x-helios72"),  # no successor: held
+        HardwareChoice(id="h200-hgx", price_usd=300_000.0),  # given
+    ]
+    scenario = base.model_copy(update={"hardware": hardware})
+    text = price_convention(scenario, hardware_specs(scenario))
+    assert "successor ships, then 20% a year (h100-hgx)" in text
+    assert "the scenario's decline from the price year (rubin-ultra-nvl576 30% a year)" in text
+    assert "held over the horizon, no successor in the catalog (mi450x-helios72)" in text
+    assert "as the scenario gives them (h200-hgx)" in text

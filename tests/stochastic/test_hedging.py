@@ -17,61 +17,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from newsvendor import P, write_tree
 
 from planner.analysis.executors import ExecutorChoice
 from planner.errors import InputError
-from planner.pipeline import throughput
 from planner.scenario import load_scenario
 from planner.scenario.schema import Scenario
 from planner.stochastic.check import check_tree
 from planner.stochastic.solve import Stochastic, solve_tree
 from planner.stochastic.values import figures
 
-P = 250_000.0
-HOURS = 8_760
-ACCELERATORS = 8
 LEVELS = (1.3, 2.7, 3.9, 4.4, 5.6, 6.2, 7.7, 8.9)
 PROBABILITIES = (0.05, 0.1, 0.15, 0.2, 0.2, 0.15, 0.1, 0.05)
 BUY = ("h100-hgx", "dc", 2026)
 
-BODY = """\
-name: eight-futures
-horizon: {start: 2026, years: 2, demand_within_period: start}
-finance: {wacc: 0.0, pue: 1.0, electricity_usd_per_kwh: 1.0e-9, facility_usd_per_kw_year: 0,
-  maintenance_fraction_of_capex_per_year: 0, availability: 1.0, network_and_storage: false,
-  horizon_end: none}
-sites: [{name: dc, power_cap_mw: 1000}]
-hardware:
-  - {id: h100-hgx, price_usd: 250000, max_units_per_year: {2026: 1000, 2027: 0}}
-rental:
-  - {hardware: h100-hgx, usd_per_accelerator_hour: RATE}
-models: [{id: llama-3.1-8b}]
-inference:
-  - {name: chat, model: llama-3.1-8b, tokens_per_day: {2026: 1.0e+9, 2027: 1.0e+10},
-     slo_tokens_per_s_per_user: 50, peak_to_average: 1.0}
-solver: {mip_gap: 0.0, time_limit_s: 60}
-uncertainty:
-  first_stage_through: 2026
-  risk: {cvar_alpha: 0.9, weight: WEIGHT}
-  futures:
-"""
-
 
 def _tree(folder: Path, weight: float = 0.0) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    rate = 1.5 * P / (ACCELERATORS * HOURS)
-    text = BODY.replace("RATE", f"{rate!r}").replace("WEIGHT", f"{weight!r}")
-    probe = folder / "probe.yaml"
-    probe.write_text(text + "    - {name: only, probability: 1.0}\n", encoding="utf-8")
-    inference, _ = throughput(load_scenario(probe))
-    per_unit_day = float(inference.iloc[0]["output_tokens_per_s_per_unit"]) * 86_400
-    path = "inference[chat].tokens_per_day.2027"
-    for i, (level, p) in enumerate(zip(LEVELS, PROBABILITIES, strict=True)):
-        edit = f'{{"{path}": {level * per_unit_day:.6e}}}'
-        text += f"    - {{name: f{i}, probability: {p}, set: {edit}}}\n"
-    file = folder / "tree.yaml"
-    file.write_text(text, encoding="utf-8")
-    return file
+    futures = [
+        (f"f{i}", p, level) for i, (level, p) in enumerate(zip(LEVELS, PROBABILITIES, strict=True))
+    ]
+    return write_tree(folder, 1.5, futures, weight=weight, name="eight-futures")
 
 
 @pytest.fixture(scope="module")

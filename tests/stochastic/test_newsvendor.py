@@ -26,64 +26,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from newsvendor import P, write_tree
 
-from planner.pipeline import throughput
 from planner.scenario import load_scenario
 from planner.stochastic.check import check_tree
 from planner.stochastic.solve import solve_tree
 from planner.stochastic.values import cvar, figures
 
-P = 250_000.0
-HOURS = 8_760
-ACCELERATORS = 8
-
-BODY = """\
-name: newsvendor
-horizon: {start: 2026, years: 2, demand_within_period: start}
-finance: {wacc: 0.0, pue: 1.0, electricity_usd_per_kwh: 1.0e-9, facility_usd_per_kw_year: 0,
-  maintenance_fraction_of_capex_per_year: 0, availability: 1.0, network_and_storage: false,
-  horizon_end: none}
-sites: [{name: dc, power_cap_mw: 1000}]
-hardware:
-  - {id: h100-hgx, price_usd: 250000, max_units_per_year: {2026: 1000, 2027: 0}}
-rental:
-  - {hardware: h100-hgx, usd_per_accelerator_hour: RATE}
-models: [{id: llama-3.1-8b}]
-inference:
-  - {name: chat, model: llama-3.1-8b, tokens_per_day: {2026: 1.0e+9, 2027: MID},
-     slo_tokens_per_s_per_user: 50, peak_to_average: 1.0}
-solver: {mip_gap: 0.0, time_limit_s: 60}
-uncertainty:
-  first_stage_through: 2026
-  futures:
-    - {name: low, probability: 0.5, set: {"inference[chat].tokens_per_day.2027": LOW}}
-    - {name: high, probability: 0.5, set: {"inference[chat].tokens_per_day.2027": HIGH}}
-  risk: {cvar_alpha: 0.9, weight: WEIGHT}
-"""
-
-
-ONE_FUTURE = "    - {name: only, probability: 1.0}\n"
+TWO = (("low", 0.5, 2.98), ("high", 0.5, 8.98))
 
 
 def _scenario(  # type: ignore[no-untyped-def]
     tmp_path: Path, rate_multiple: float, weight: float = 0.0, one: bool = False
 ):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    rate = rate_multiple * P / (ACCELERATORS * HOURS)
-    probe = tmp_path / "probe.yaml"
-    text = BODY.replace("RATE", f"{rate!r}").replace("WEIGHT", f"{weight!r}")
-    if one:
-        first = text.index("    - {name: low")
-        text = text[:first] + ONE_FUTURE + text[text.index("  risk:") :]
-    probe.write_text(text.replace("MID", "1.0e+10").replace("LOW", "1").replace("HIGH", "1"))
-    inference, _ = throughput(load_scenario(probe))
-    per_unit_day = float(inference.iloc[0]["output_tokens_per_s_per_unit"]) * 86_400
-    tokens = {"LOW": 2.98 * per_unit_day, "HIGH": 8.98 * per_unit_day, "MID": 5.98 * per_unit_day}
-    for key, value in tokens.items():
-        text = text.replace(key, f"{value:.6e}")
-    path = tmp_path / "newsvendor.yaml"
-    path.write_text(text, encoding="utf-8")
-    return load_scenario(path)
+    """The two-future tree (or one future with the base's 5.98 units) at
+    ``tmp_path/newsvendor.yaml``, loaded."""
+    futures = (("only", 1.0, None),) if one else TWO
+    return load_scenario(write_tree(tmp_path, rate_multiple, futures, weight=weight))
 
 
 def _bought(plan) -> float:  # type: ignore[no-untyped-def]

@@ -107,3 +107,23 @@ def test_a_datacenter_block_is_first_stage_when_it_is_paid() -> None:
     blocks = [key for family, key in keys if family == "dc_build"]
     assert blocks and all(data.dc_build_paid_period[key] == 2026 for key in blocks)
     assert all(key[-1] == 2027 for key in blocks)  # powered on a year later
+
+
+def test_a_future_edits_a_value_the_scenario_inherits_from_the_catalog(tmp_path: Path) -> None:
+    """h100-hgx's price comes from the catalog: a future scaling it by 1.2 prices it at
+    1.2 × the catalog's, as a sweep of the same path would."""
+    from planner.catalog import hardware_catalog
+    from planner.scenario import load_scenario
+    from planner.scenario.futures import future_scenarios
+
+    file = tmp_path / "tree.yaml"
+    text = BASE.replace("FIRST", "2026").replace("PA", "0.5").replace("SET", "")
+    text = text.replace(
+        "{name: a, probability: 0.5, set: {}}",
+        "{name: a, probability: 0.5, scale: {'hardware[h100-hgx].price_usd': 1.2}}",
+    )
+    file.write_text(text, encoding="utf-8")
+    (_, dearer), (_, same) = future_scenarios(load_scenario(file))
+    catalog = hardware_catalog()["h100-hgx"].price_usd
+    assert dearer.hardware[0].price_usd == pytest.approx(1.2 * catalog)
+    assert same.hardware[0].price_usd is None

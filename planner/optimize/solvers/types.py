@@ -75,11 +75,7 @@ class Termination(enum.StrEnum):
     @classmethod
     def of(cls, name: str) -> Termination:
         """The member of a solver's own condition name (Pyomo's, either interface)."""
-        try:
-            return cls(name)
-        except ValueError:
-            pass
-        member = _LEGACY_NAMES.get(name)
+        member = {m.value: m for m in cls}.get(name) or _LEGACY_NAMES.get(name)
         if member is None:
             logging.getLogger("planner.optimize").info("solver termination %r: other", name)
             return cls.OTHER
