@@ -66,3 +66,14 @@ def test_stochastic_plans_sampled_futures_from_the_command_line(tmp_path: Path, 
         "5",
     )
     assert bad.code == 2 and "nochat" in bad.err
+
+
+def test_a_negative_seed_or_a_stray_first_stage_year_exits_2(tmp_path: Path, run_cli) -> None:
+    from newsvendor import write_tree
+
+    path = write_tree(tmp_path, 3.0, (("only", 1.0, None),))
+    dist = "inference[chat].tokens_per_day.2027=uniform:1e10:3e10"
+    negative = run_cli("stochastic", path, "--dist", dist, "--samples", "5", "--seed", "-1")
+    assert negative.code == 2 and "--seed" in negative.err
+    stray = run_cli("stochastic", path, "--first-stage-through", "2026")
+    assert stray.code == 2 and "--first-stage-through" in stray.err
